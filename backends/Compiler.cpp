@@ -1,0 +1,314 @@
+// The compiler driver: validates targets, runs the tile -> gpu -> PTX / SPIR-V pipelines on a
+// traced kernel and packages the results.
+#include "tessera/compiler.hpp"
+
+#include "KernelImpl.hpp"
+#include "Registration.h"
+#include "Tile/IR/TileDialect.h"
+#include "common/TileToGPU.h"
+#include "nvptx/NVPTXTarget.h"
+#include "spirv/SPIRVTarget.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <array>
+
+using namespace mlir;
+
+namespace tessera {
+
+// ---- targets -------------------------------------------------------------------------------
+
+namespace {
+
+/// Oldest PTX ISA each chip accepts in LLVM 22, measured with llc (`-mcpu=<chip>
+/// -mattr=+ptx<N>` for every N). LLVM aborts the process on anything older, so this table is
+/// consulted before LLVM is called.
+struct ChipInfo {
+  const char *chip;
+  uint32_t minPtx;
+};
+constexpr ChipInfo kChips[] = {
+    {"sm_50", 40},   {"sm_52", 41},   {"sm_53", 42},   {"sm_60", 50},   {"sm_61", 50},
+    {"sm_62", 50},   {"sm_70", 60},   {"sm_72", 61},   {"sm_75", 63},   {"sm_80", 70},
+    {"sm_86", 71},   {"sm_87", 74},   {"sm_88", 90},   {"sm_89", 78},   {"sm_90", 78},
+    {"sm_90a", 80},  {"sm_100", 86},  {"sm_100a", 86}, {"sm_100f", 88}, {"sm_101", 86},
+    {"sm_101a", 86}, {"sm_101f", 88}, {"sm_103", 88},  {"sm_103a", 88}, {"sm_103f", 88},
+    {"sm_110", 90},  {"sm_110a", 90}, {"sm_110f", 90}, {"sm_120", 87},  {"sm_120a", 87},
+    {"sm_120f", 88}, {"sm_121", 88},  {"sm_121a", 88}, {"sm_121f", 88},
+};
+/// PTX ISA versions LLVM 22 can emit.
+constexpr uint32_t kPtxVersions[] = {32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64, 65, 70, 71, 72, 73,
+                                     74, 75, 76, 77, 78, 80, 81, 82, 83, 84, 85, 86, 87, 88, 90};
+
+std::string ptxName(uint32_t v) { return std::to_string(v / 10) + "." + std::to_string(v % 10); }
+
+} // namespace
+
+TargetDesc nvptxTarget(std::string chip, uint32_t ptxVersion) {
+  return TargetDesc{TargetKind::PTX, std::move(chip), ptxVersion, 32};
+}
+
+TargetDesc spirvTarget(uint32_t subgroupSize) { return TargetDesc{TargetKind::SPIRV, "vulkan1.1", 0, subgroupSize}; }
+
+Result<TargetDesc> validateTarget(const TargetDesc &target) {
+  TargetDesc t = target;
+  if (t.kind == TargetKind::PTX) {
+    const ChipInfo *chip = nullptr;
+    for (const ChipInfo &c : kChips)
+      if (t.chip == c.chip)
+        chip = &c;
+    if (!chip) {
+      std::string known;
+      for (const ChipInfo &c : kChips)
+        known += std::string(known.empty() ? "" : ", ") + c.chip;
+      return Status(StatusCode::InvalidArgument, "unknown NVPTX chip '" + t.chip + "'; known chips: " + known);
+    }
+    if (t.ptxVersion == 0)
+      t.ptxVersion = chip->minPtx;
+    if (std::find(std::begin(kPtxVersions), std::end(kPtxVersions), t.ptxVersion) == std::end(kPtxVersions)) {
+      std::string known;
+      for (uint32_t v : kPtxVersions)
+        known += (known.empty() ? "" : ", ") + ptxName(v);
+      return Status(StatusCode::InvalidArgument,
+                    "unknown PTX ISA version " + std::to_string(t.ptxVersion) + " (write 80 for 8.0); known: " + known);
+    }
+    if (t.ptxVersion < chip->minPtx)
+      return Status(StatusCode::InvalidArgument, "PTX ISA " + ptxName(t.ptxVersion) + " cannot target " + t.chip +
+                                                     "; " + t.chip + " needs PTX ISA " + ptxName(chip->minPtx) +
+                                                     " or newer");
+    if (t.subgroupSize == 0)
+      t.subgroupSize = 32;
+    if (t.subgroupSize != 32)
+      return Status(StatusCode::InvalidArgument, "NVPTX warps have 32 threads; subgroup size " +
+                                                     std::to_string(t.subgroupSize) + " was asked");
+    return t;
+  }
+  if (t.kind == TargetKind::SPIRV) {
+    if (t.chip.empty())
+      t.chip = "vulkan1.1";
+    if (t.chip != "vulkan1.1")
+      return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1");
+    if (t.subgroupSize == 0 || t.subgroupSize > 128 || (t.subgroupSize & (t.subgroupSize - 1)))
+      return Status(StatusCode::InvalidArgument, "subgroup size " + std::to_string(t.subgroupSize) +
+                                                     " must be a power of two from 1 to 128");
+    return t;
+  }
+  return Status(StatusCode::InvalidArgument, "unknown target kind");
+}
+
+namespace backend {
+std::unique_ptr<TargetInfo> createTargetInfo(const TargetDesc &target) {
+  if (target.kind == TargetKind::PTX)
+    return createNVPTXTargetInfo();
+  return createSPIRVTargetInfo(target.subgroupSize);
+}
+} // namespace backend
+
+// ---- stages --------------------------------------------------------------------------------
+
+namespace {
+constexpr std::pair<Stage, const char *> kStageNames[] = {
+    {Stage::Tile, "tile"}, {Stage::TileOpt, "tile-opt"},     {Stage::GPU, "gpu"},     {Stage::NVVM, "nvvm"},
+    {Stage::PTX, "ptx"},   {Stage::SPIRVMLIR, "spirv-mlir"}, {Stage::SPIRV, "spirv"},
+};
+} // namespace
+
+std::optional<Stage> parseStage(std::string_view name) {
+  for (auto [s, n] : kStageNames)
+    if (name == n)
+      return s;
+  return std::nullopt;
+}
+
+const char *toString(Stage s) {
+  for (auto [st, n] : kStageNames)
+    if (st == s)
+      return n;
+  return "?";
+}
+
+// ---- the pipeline --------------------------------------------------------------------------
+
+namespace {
+
+/// Collects diagnostics of one compile so failures come back as a Status with locations.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error) {
+            llvm::raw_string_ostream os(text);
+            os << d.getLocation() << ": error: " << d << "\n";
+            for (Diagnostic &note : d.getNotes())
+              os << note.getLocation() << ": note: " << note << "\n";
+          }
+          return success();
+        }) {}
+  Status failure(const std::string &what, StatusCode code = StatusCode::CompileError) const {
+    return Status(code, what + (text.empty() ? "" : ":\n" + text));
+  }
+
+private:
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+
+std::string print(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+/// Runs the pipeline on a copy of the kernel's module up to `stop` and prints that stage into
+/// `text`; without `stop` it runs to the end and fills `artifact`.
+Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::optional<Stage> stop, Artifact *artifact,
+                   std::string *text) {
+  MLIRContext *ctx = kernel.impl_->context.get();
+  ctx->appendDialectRegistry(backend::compilerRegistry());
+  ctx->loadAllAvailableDialects();
+  DiagnosticCollector diags(ctx);
+  OwningOpRef<ModuleOp> module = kernel.impl_->module->clone();
+  const std::string what = "compiling kernel '" + kernel.name() + "' for " + toString(target.kind);
+  auto done = [&](Stage s) {
+    if (stop != s)
+      return false;
+    *text = print(*module);
+    return true;
+  };
+
+  if (done(Stage::Tile))
+    return Status();
+  {
+    PassManager pm(ctx);
+    pm.addPass(createCanonicalizerPass());
+    if (failed(pm.run(*module)))
+      return diags.failure(what);
+  }
+  if (done(Stage::TileOpt))
+    return Status();
+  {
+    PassManager pm(ctx);
+    backend::ConvertTileToGPUOptions options;
+    options.target = target.kind == TargetKind::PTX ? "nvptx" : "spirv";
+    options.subgroupSize = target.subgroupSize;
+    options.chip = target.chip;
+    pm.addPass(backend::createConvertTileToGPU(options));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return diags.failure(what);
+  }
+  if (done(Stage::GPU))
+    return Status();
+
+  std::vector<uint8_t> code;
+  if (target.kind == TargetKind::PTX) {
+    if (stop == Stage::SPIRVMLIR || stop == Stage::SPIRV)
+      return Status(StatusCode::InvalidArgument, std::string("stage '") + toString(*stop) + "' is for SPIR-V targets");
+    if (failed(backend::lowerGPUToNVVM(*module, target.chip, target.ptxVersion)))
+      return diags.failure(what, StatusCode::Internal);
+    if (done(Stage::NVVM))
+      return Status();
+    std::string ptx, error;
+    if (failed(backend::translateToPTX(*module, ptx, error)))
+      return diags.failure(what + ": " + error, StatusCode::Internal);
+    if (stop == Stage::PTX) {
+      *text = std::move(ptx);
+      return Status();
+    }
+    code.assign(ptx.begin(), ptx.end());
+  } else {
+    if (stop == Stage::NVVM || stop == Stage::PTX)
+      return Status(StatusCode::InvalidArgument, std::string("stage '") + toString(*stop) + "' is for PTX targets");
+    if (failed(backend::lowerGPUToSPIRV(*module)))
+      return diags.failure(what, StatusCode::Internal);
+    if (done(Stage::SPIRVMLIR))
+      return Status();
+    std::vector<uint32_t> words;
+    std::string error;
+    if (failed(backend::serializeSPIRV(*module, words, error)))
+      return diags.failure(what + ": " + error, StatusCode::Internal);
+    if (Status s = validateSpirv(words); !s)
+      return Status(StatusCode::Internal, what + ": " + s.message());
+    if (stop == Stage::SPIRV) {
+      *text = backend::disassembleSPIRV(words);
+      return Status();
+    }
+    code.resize(words.size() * 4);
+    for (size_t i = 0; i < words.size(); ++i)
+      for (int k = 0; k < 4; ++k)
+        code[i * 4 + k] = uint8_t(words[i] >> (8 * k)); // little endian, whatever the host
+  }
+
+  artifact->target = target;
+  artifact->entryPoint = kernel.name();
+  artifact->blockSize = {kernel.numWarps() * target.subgroupSize, 1, 1};
+  artifact->sharedMemBytes = 0;
+  artifact->pushConstantBytes = 0;
+  if (target.kind == TargetKind::SPIRV)
+    for (const ArgSpec &a : kernel.signature())
+      if (a.kind == ArgKind::Scalar)
+        artifact->pushConstantBytes = std::max<uint32_t>(artifact->pushConstantBytes, a.abiSlot + uint32_t(sizeOf(a.dtype)));
+  artifact->code = std::move(code);
+  return Status();
+}
+
+} // namespace
+
+Result<Artifact> compileArtifact(const TracedKernel &kernel, const TargetDesc &target) {
+  if (!kernel.impl_)
+    return Status(StatusCode::InvalidArgument, "compile of an empty TracedKernel (trace failed?)");
+  Result<TargetDesc> valid = validateTarget(target);
+  if (!valid)
+    return valid.status();
+  Artifact a;
+  if (Status s = runPipeline(kernel, *valid, std::nullopt, &a, nullptr); !s)
+    return s;
+  return a;
+}
+
+Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const TargetDesc> targets) {
+  Package pkg;
+  for (const TracedKernel &k : kernels) {
+    if (!k.impl_)
+      return Status(StatusCode::InvalidArgument, "compile of an empty TracedKernel (trace failed?)");
+    KernelEntry e;
+    e.name = k.name();
+    e.args = k.signature();
+    e.numWarps = k.numWarps();
+    e.tileIR = k.tileIR();
+    for (const TargetDesc &t : targets) {
+      Result<Artifact> a = compileArtifact(k, t);
+      if (!a)
+        return a.status();
+      e.artifacts.push_back(std::move(*a));
+    }
+    pkg.kernels.push_back(std::move(e));
+  }
+  return pkg;
+}
+
+Result<Package> compile(const TracedKernel &kernel, const TargetDesc &target) {
+  return compile(std::span<const TracedKernel>(&kernel, 1), std::span<const TargetDesc>(&target, 1));
+}
+
+Result<std::string> emit(const TracedKernel &kernel, const TargetDesc &target, Stage stage) {
+  if (!kernel.impl_)
+    return Status(StatusCode::InvalidArgument, "emit of an empty TracedKernel (trace failed?)");
+  Result<TargetDesc> valid = validateTarget(target);
+  if (!valid)
+    return valid.status();
+  std::string text;
+  Artifact unused;
+  if (Status s = runPipeline(kernel, *valid, stage, &unused, &text); !s)
+    return s;
+  return text;
+}
+
+} // namespace tessera

@@ -1,0 +1,36 @@
+// Passes of the shared lowering, alphabetical.
+#ifndef TESSERA_BACKENDS_COMMON_PASSES
+#define TESSERA_BACKENDS_COMMON_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower tile kernels to per-thread gpu.func kernels for one target";
+  let description = [{
+    Every `func.func` marked `tile.kernel` becomes a `gpu.func` kernel in the module's
+    `gpu.module @tessera_kernels`, running `tile.num_warps` x subgroup-size threads per program.
+    Each tile is spread over the threads in a blocked layout (runs of up to four contiguous
+    elements per thread), so a tile value of N elements becomes N / threads scalar values per
+    thread:
+
+      tile.arange s, e            => s + owner(tid) * vec + run offsets
+      arith.<op> on tiles         => arith.<op> on each thread's elements
+      tile.load p[o] mask m       => scf.if m[j] { load p[o[j]] } per element
+      tile.store p[o], v mask m   => scf.if m[j] & owner { store } per element
+      tile.program_id / num_programs => gpu.block_id / gpu.grid_dim
+
+    How arguments, loads and stores look on the target (memref bindings and push constants
+    for SPIR-V, `!llvm.ptr<1>` parameters for NVPTX) comes from the target's TargetInfo.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"spirv\"",
+           "target to lower for: nvptx or spirv">,
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"32",
+           "subgroup size the code is specialized for (SPIR-V; NVPTX is always 32)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"", "NVPTX chip">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+#endif // TESSERA_BACKENDS_COMMON_PASSES

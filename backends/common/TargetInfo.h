@@ -1,0 +1,52 @@
+// Everything the shared TileToGPU lowering needs to know about a target, behind one interface.
+// Implementations live in backends/<target>/; this header pulls in no target dialect.
+#pragma once
+
+#include "tessera/runtime/Package.hpp"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Types.h"
+#include "mlir/IR/Value.h"
+
+#include <memory>
+
+namespace mlir::gpu {
+class GPUModuleOp;
+class GPUFuncOp;
+} // namespace mlir::gpu
+
+namespace tessera::backend {
+
+class TargetInfo {
+public:
+  virtual ~TargetInfo();
+
+  /// Threads of one subgroup (warp): 32 on NVIDIA, the device's size on Vulkan.
+  virtual uint32_t subgroupSize() const = 0;
+
+  /// Type of a kernel parameter for argument `spec` with element type `elem`, or a null Type
+  /// when the argument does not travel as a parameter (Vulkan scalars: push constants).
+  virtual mlir::Type paramType(const ArgSpec &spec, mlir::Type elem) const = 0;
+  /// For an argument without a parameter: its value, read from wherever the ABI puts it.
+  /// `blockBytes` is the size of the push-constant block of the kernel.
+  virtual mlir::Value abiArgument(mlir::OpBuilder &b, mlir::Location loc, const ArgSpec &spec,
+                                  mlir::Type type, uint32_t blockBytes) const = 0;
+  /// Marks parameter `index` of `func` with what the target's ABI needs (e.g. its binding).
+  virtual void annotateParam(mlir::gpu::GPUFuncOp func, unsigned index, const ArgSpec &spec) const = 0;
+
+  /// One element of a buffer: `buffer[index]`, `index` an i32.
+  virtual mlir::Value loadElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
+                                  mlir::Value index, mlir::Type elem) const = 0;
+  virtual void storeElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
+                            mlir::Value index, mlir::Value value) const = 0;
+
+  /// Target attributes on the kernel module (SPIR-V target environment, ...).
+  virtual void annotateModule(mlir::gpu::GPUModuleOp module) const = 0;
+  /// Launch-shape attributes on a kernel: `threads` threads per program.
+  virtual void annotateKernel(mlir::gpu::GPUFuncOp func, uint32_t threads) const = 0;
+};
+
+/// The TargetInfo for `target` (PTX or SPIR-V); the target must have passed validateTarget.
+std::unique_ptr<TargetInfo> createTargetInfo(const TargetDesc &target);
+
+} // namespace tessera::backend

@@ -1,0 +1,163 @@
+// The convert-tile-to-gpu pass: moves each tile kernel into a gpu.func with the target's ABI,
+// then converts its tiles into per-thread scalars with the patterns of this folder.
+#include "TileToGPU.h"
+
+#include "KernelImpl.hpp"
+#include "Tile/IR/TileDialect.h"
+#include "tessera/compiler.hpp"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace tessera::backend {
+#define GEN_PASS_DEF_CONVERTTILETOGPU
+#include "common/Passes.h.inc"
+} // namespace tessera::backend
+
+using namespace mlir;
+
+namespace tessera::backend {
+
+TargetInfo::~TargetInfo() = default;
+
+/// Dialects the target-specific halves of the lowering create (registered by their own TUs,
+/// which are the only ones that include those dialects' headers).
+void registerNVPTXLoweringDialects(DialectRegistry &registry);
+void registerSPIRVLoweringDialects(DialectRegistry &registry);
+
+TileTypeConverter::TileTypeConverter(const TileLowering &lowering) {
+  addConversion([](Type t) { return t; });
+  addConversion([&lowering](RankedTensorType t, SmallVectorImpl<Type> &out) -> std::optional<LogicalResult> {
+    out.append(lowering.layoutOf(t).perThread(), t.getElementType());
+    return success();
+  });
+}
+
+namespace {
+
+bool touchesTiles(Operation *op) {
+  auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);
+}
+
+/// Moves `kernel` into a new gpu.func of `gpuModule` and lowers its tiles.
+LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  std::string error;
+  std::optional<std::vector<ArgSpec>> signature = detail::signatureOf(kernel, &error);
+  if (!signature)
+    return kernel.emitOpError() << error;
+  uint32_t numWarps = 4;
+  if (auto w = kernel->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
+    numWarps = uint32_t(w.getInt());
+  int64_t threads = int64_t(numWarps) * target.subgroupSize();
+  if (threads > 1024)
+    return kernel.emitOpError() << "num_warps " << numWarps << " x subgroup size " << target.subgroupSize()
+                                << " = " << threads << " threads per program; the limit is 1024";
+
+  // Signature: the parameters the target passes, and the ABI values of the others.
+  SmallVector<Type> paramTypes;
+  SmallVector<int> paramOf; // argument index -> parameter index, or -1
+  uint32_t pushBytes = 0;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+    const ArgSpec &spec = (*signature)[i];
+    Type t = kernel.getArgument(i).getType();
+    Type elem = isa<tile::PtrType>(t) ? cast<tile::PtrType>(t).getElementType() : t;
+    Type p = target.paramType(spec, elem);
+    paramOf.push_back(p ? int(paramTypes.size()) : -1);
+    if (p)
+      paramTypes.push_back(p);
+    if (spec.kind == ArgKind::Scalar)
+      pushBytes = std::max<uint32_t>(pushBytes, spec.abiSlot + uint32_t(sizeOf(spec.dtype)));
+  }
+
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  auto func = gpu::GPUFuncOp::create(b, loc, kernel.getName(), FunctionType::get(ctx, paramTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (paramOf[i] >= 0)
+      target.annotateParam(func, unsigned(paramOf[i]), (*signature)[i]);
+  target.annotateKernel(func, uint32_t(threads));
+
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  tid = arith::IndexCastOp::create(b, loc, b.getI32Type(), tid);
+  Block &body = kernel.getBody().front();
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+    Value v;
+    if (paramOf[i] >= 0)
+      v = entry.getArgument(unsigned(paramOf[i]));
+    else
+      v = target.abiArgument(b, loc, (*signature)[i], kernel.getArgument(i).getType(), pushBytes);
+    body.getArgument(i).replaceAllUsesWith(v);
+  }
+  Operation *ret = body.getTerminator();
+  b.setInsertionPoint(ret);
+  gpu::ReturnOp::create(b, ret->getLoc());
+  ret->erase();
+  entry.getOperations().splice(entry.end(), body.getOperations());
+  kernel.erase();
+
+  TileLowering lowering{target, threads, tid};
+  TileTypeConverter converter(lowering);
+  RewritePatternSet patterns(ctx);
+  populateGridOpToGPUPatterns(lowering, converter, patterns);
+  populateElementwiseOpToGPUPatterns(lowering, converter, patterns);
+  populateLoadStoreOpToGPUPatterns(lowering, converter, patterns);
+  ConversionTarget legal(*ctx);
+  legal.addIllegalDialect<tile::TileDialect>();
+  legal.addLegalOp<tile::PushConstantOp>();
+  legal.markUnknownOpDynamicallyLegal([](Operation *op) { return !touchesTiles(op); });
+  return applyPartialConversion(func, legal, std::move(patterns));
+}
+
+struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerNVPTXLoweringDialects(registry);
+    registerSPIRVLoweringDialects(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    TargetDesc desc;
+    if (target == "nvptx") {
+      desc = nvptxTarget(chip);
+    } else if (target == "spirv") {
+      desc = spirvTarget(subgroupSize);
+    } else {
+      module.emitError() << "unknown target '" << target << "'; use nvptx or spirv";
+      return signalPassFailure();
+    }
+    Result<TargetDesc> valid = validateTarget(desc);
+    if (!valid) {
+      module.emitError() << valid.status().message();
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> kernels;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f->hasAttr(tile::kKernelAttr))
+        kernels.push_back(f);
+    if (kernels.empty())
+      return;
+    std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
+    auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessera_kernels");
+    info->annotateModule(gpuModule);
+    for (func::FuncOp k : kernels)
+      if (failed(lowerKernel(k, gpuModule, *info)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace tessera::backend

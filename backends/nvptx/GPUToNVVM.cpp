@@ -1,0 +1,101 @@
+// The NVPTX half of the pipeline: gpu.module -> NVVM/LLVM dialects -> PTX text (in memory).
+#include "NVPTXTarget.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace mlir;
+
+namespace tessera::backend {
+
+void registerNVPTXBackend(DialectRegistry &registry) {
+  registry.insert<NVVM::NVVMDialect, cf::ControlFlowDialect>();
+  // convert-gpu-to-nvvm lowers other dialects through their ConvertToLLVM interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+LogicalResult lowerGPUToNVVM(ModuleOp module, const std::string &chip, uint32_t ptxVersion) {
+  PassManager pm(module.getContext());
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = chip;
+  attach.features = "+ptx" + std::to_string(ptxVersion);
+  attach.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
+  gpu.addPass(createSCFToControlFlowPass());
+  gpu.addPass(createConvertGpuOpsToNVVMOps());
+  gpu.addPass(createCanonicalizerPass());
+  gpu.addPass(createCSEPass());
+  gpu.addPass(createReconcileUnrealizedCastsPass());
+  return pm.run(module);
+}
+
+/// The CUDA toolkit, when present, supplies libdevice for math functions; kernels without
+/// math compile to PTX without it.
+static std::string cudaToolkitPath() {
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    return home;
+  if (std::filesystem::exists("/usr/local/cuda/nvvm/libdevice"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+LogicalResult translateToPTX(ModuleOp module, std::string &ptx, std::string &error) {
+  PassManager pm(module.getContext());
+  GpuModuleToBinaryPassOptions options;
+  options.compilationTarget = "isa";
+  options.toolkitPath = cudaToolkitPath();
+  pm.addPass(createGpuModuleToBinaryPass(options));
+  if (failed(pm.run(module))) {
+    error = "PTX generation failed";
+    return failure();
+  }
+  for (auto binary : module.getOps<gpu::BinaryOp>()) {
+    for (Attribute a : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(a);
+      if (!object)
+        continue;
+      ptx = object.getObject().str();
+      return success();
+    }
+  }
+  error = "PTX generation produced no object";
+  return failure();
+}
+
+} // namespace tessera::backend

@@ -1,0 +1,57 @@
+// TargetInfo for NVPTX: buffers are global-memory pointers, scalars are plain parameters.
+#include "NVPTXTarget.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+
+namespace tessera::backend {
+
+void registerNVPTXLoweringDialects(DialectRegistry &registry) { registry.insert<LLVM::LLVMDialect>(); }
+
+namespace {
+
+constexpr unsigned kGlobalAddressSpace = 1;
+
+class NVPTXTargetInfo final : public TargetInfo {
+public:
+  uint32_t subgroupSize() const override { return 32; }
+
+  Type paramType(const ArgSpec &spec, Type elem) const override {
+    if (spec.kind == ArgKind::Buffer)
+      return LLVM::LLVMPointerType::get(elem.getContext(), kGlobalAddressSpace);
+    return elem;
+  }
+
+  Value abiArgument(OpBuilder &, Location, const ArgSpec &, Type, uint32_t) const override {
+    return {}; // every argument is a parameter
+  }
+
+  void annotateParam(gpu::GPUFuncOp, unsigned, const ArgSpec &) const override {}
+
+  Value loadElement(OpBuilder &b, Location loc, Value buffer, Value index, Type elem) const override {
+    Value p = LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{index},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    return LLVM::LoadOp::create(b, loc, elem, p);
+  }
+
+  void storeElement(OpBuilder &b, Location loc, Value buffer, Value index, Value value) const override {
+    Value p = LLVM::GEPOp::create(b, loc, buffer.getType(), value.getType(), buffer, ValueRange{index},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    LLVM::StoreOp::create(b, loc, value, p);
+  }
+
+  void annotateModule(gpu::GPUModuleOp) const override {}
+
+  void annotateKernel(gpu::GPUFuncOp func, uint32_t threads) const override {
+    Builder b(func.getContext());
+    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> createNVPTXTargetInfo() { return std::make_unique<NVPTXTargetInfo>(); }
+
+} // namespace tessera::backend

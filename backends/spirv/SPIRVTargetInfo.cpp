@@ -1,0 +1,97 @@
+// TargetInfo for SPIR-V (Vulkan compute shaders): storage-buffer bindings, one push-constant
+// block for scalars, and the SPIR-V target environment.
+#include "SPIRVTarget.h"
+
+#include "Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+
+using namespace mlir;
+
+namespace tessera::backend {
+
+void registerSPIRVLoweringDialects(DialectRegistry &registry) {
+  registry.insert<spirv::SPIRVDialect, memref::MemRefDialect>();
+}
+
+spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize) {
+  using spirv::Capability;
+  // Vulkan 1.1 guarantees SPIR-V 1.3 and subgroup operations; update-vce later trims the
+  // capabilities to those the module uses.
+  auto triple = spirv::VerCapExtAttr::get(
+      spirv::Version::V_1_3,
+      {Capability::Shader, Capability::GroupNonUniform, Capability::GroupNonUniformArithmetic,
+       Capability::GroupNonUniformShuffle, Capability::GroupNonUniformBallot},
+      {spirv::Extension::SPV_KHR_storage_buffer_storage_class}, ctx);
+  Builder b(ctx);
+  auto limits = spirv::ResourceLimitsAttr::get(
+      ctx, /*max_compute_shared_memory_size=*/32768, /*max_compute_workgroup_invocations=*/1024,
+      b.getI32ArrayAttr({1024, 1024, 64}), int(subgroupSize), int(subgroupSize), int(subgroupSize),
+      b.getArrayAttr({}), b.getArrayAttr({}));
+  return spirv::TargetEnvAttr::get(triple, limits, spirv::ClientAPI::Vulkan);
+}
+
+namespace {
+
+class SPIRVTargetInfo final : public TargetInfo {
+public:
+  explicit SPIRVTargetInfo(uint32_t subgroupSize) : subgroupSize_(subgroupSize) {}
+
+  uint32_t subgroupSize() const override { return subgroupSize_; }
+
+  Type paramType(const ArgSpec &spec, Type elem) const override {
+    if (spec.kind == ArgKind::Scalar)
+      return {}; // scalars travel in the push-constant block
+    auto space = spirv::StorageClassAttr::get(elem.getContext(), spirv::StorageClass::StorageBuffer);
+    return MemRefType::get({ShapedType::kDynamic}, elem, MemRefLayoutAttrInterface{}, space);
+  }
+
+  Value abiArgument(OpBuilder &b, Location loc, const ArgSpec &spec, Type type,
+                    uint32_t blockBytes) const override {
+    Value word = tile::PushConstantOp::create(b, loc, b.getI32Type(), spec.abiSlot, blockBytes);
+    if (type.isInteger(32))
+      return word;
+    return arith::BitcastOp::create(b, loc, type, word);
+  }
+
+  void annotateParam(gpu::GPUFuncOp func, unsigned index, const ArgSpec &spec) const override {
+    func.setArgAttr(index, spirv::getInterfaceVarABIAttrName(),
+                    spirv::getInterfaceVarABIAttr(/*descriptorSet=*/0, spec.abiSlot,
+                                                  std::nullopt, func.getContext()));
+  }
+
+  Value loadElement(OpBuilder &b, Location loc, Value buffer, Value index, Type) const override {
+    Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+    return memref::LoadOp::create(b, loc, buffer, ValueRange{i});
+  }
+
+  void storeElement(OpBuilder &b, Location loc, Value buffer, Value index, Value value) const override {
+    Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+    memref::StoreOp::create(b, loc, value, buffer, ValueRange{i});
+  }
+
+  void annotateModule(gpu::GPUModuleOp module) const override {
+    module->setAttr(spirv::getTargetEnvAttrName(), spirvTargetEnv(module.getContext(), subgroupSize_));
+  }
+
+  void annotateKernel(gpu::GPUFuncOp func, uint32_t threads) const override {
+    func->setAttr(spirv::getEntryPointABIAttrName(),
+                  spirv::getEntryPointABIAttr(func.getContext(), {int32_t(threads), 1, 1}));
+  }
+
+private:
+  uint32_t subgroupSize_;
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize) {
+  return std::make_unique<SPIRVTargetInfo>(subgroupSize);
+}
+
+} // namespace tessera::backend

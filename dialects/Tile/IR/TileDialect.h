@@ -1,0 +1,31 @@
+// The `tile` dialect: dialect, types and ops (generated from the .td files beside this one).
+#pragma once
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Tile/IR/TileDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Tile/IR/TileTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "Tile/IR/TileOps.h.inc"
+
+namespace tessera::tile {
+
+/// Discardable attributes on a kernel's `func.func`.
+inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";       // unit
+inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";  // i32
+inline constexpr llvm::StringLiteral kArgNameAttr = "tile.name";        // per-argument string
+
+/// Is `n` a positive power of two?
+inline bool isPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+} // namespace tessera::tile

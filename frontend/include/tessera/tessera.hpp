@@ -1,0 +1,6 @@
+// Tessera, everything at once: the tile language, the compiler and the runtime.
+#pragma once
+
+#include "tessera/compiler.hpp"
+#include "tessera/runtime/Runtime.hpp"
+#include "tessera/tl.hpp"

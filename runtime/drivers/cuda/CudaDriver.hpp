@@ -1,0 +1,81 @@
+// CUDA driver classes: CudaDriver (discovery), CudaDevice (a primary context), CudaBuffer, CudaKernel.
+#pragma once
+
+#include "Driver.hpp"
+#include "cuda/CudaApi.h"
+
+namespace tessera::cuda {
+
+class CudaDriver final : public detail::Driver {
+public:
+  CudaDriver(const CudaApi &api, std::vector<detail::PhysicalDevice> devices) : api_(api), devices_(std::move(devices)) {}
+  Backend backend() const override { return Backend::CUDA; }
+  const std::vector<detail::PhysicalDevice> &devices() const override { return devices_; }
+  Result<std::unique_ptr<detail::DriverDevice>> open(const std::shared_ptr<Driver> &self, uint32_t nativeIndex) override;
+
+private:
+  const CudaApi &api_;
+  std::vector<detail::PhysicalDevice> devices_;
+};
+
+class CudaDevice final : public detail::DriverDevice {
+public:
+  CudaDevice(std::shared_ptr<detail::Driver> driver, const CudaApi &api, const detail::PhysicalDevice &info,
+             CUdevice device, CUcontext context)
+      : driver_(std::move(driver)), api_(api), info_(info), device_(device), context_(context) {}
+  ~CudaDevice() override;
+
+  TargetDesc target() const override;
+  Result<const Artifact *> selectArtifact(const KernelEntry &kernel) const override;
+  Result<std::unique_ptr<detail::DriverBuffer>> allocate(size_t bytes) override;
+  Result<std::unique_ptr<detail::DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) override;
+  Status synchronize() override;
+
+  /// Makes this device's context current on the calling thread; every entry point starts with it.
+  Status makeCurrent() const;
+  const CudaApi &api() const { return api_; }
+  const detail::PhysicalDevice &info() const { return info_; }
+
+private:
+  std::shared_ptr<detail::Driver> driver_; // keeps the driver (and its device list) alive
+  const CudaApi &api_;
+  detail::PhysicalDevice info_;
+  CUdevice device_;
+  CUcontext context_;
+};
+
+class CudaBuffer final : public detail::DriverBuffer {
+public:
+  CudaBuffer(CudaDevice &device, CUdeviceptr ptr) : device_(device), ptr_(ptr) {}
+  ~CudaBuffer() override;
+  Status upload(const void *src, size_t bytes, size_t offsetBytes) override;
+  Status download(void *dst, size_t bytes, size_t offsetBytes) override;
+  CUdeviceptr address() const { return ptr_; }
+
+private:
+  CudaDevice &device_;
+  CUdeviceptr ptr_;
+};
+
+class CudaKernel final : public detail::DriverKernel {
+public:
+  CudaKernel(CudaDevice &device, std::string name, CUmodule module, CUfunction fn, const Artifact &artifact,
+             uint32_t dynamicSharedBytes)
+      : device_(device), name_(std::move(name)), module_(module), fn_(fn), artifact_(artifact),
+        dynamicSharedBytes_(dynamicSharedBytes) {}
+  ~CudaKernel() override;
+  Status launch(Grid grid, std::span<const detail::LaunchArg> args) override;
+
+private:
+  CudaDevice &device_;
+  std::string name_;
+  CUmodule module_;
+  CUfunction fn_;
+  const Artifact &artifact_;
+  uint32_t dynamicSharedBytes_;
+};
+
+/// Parses "sm_90" / "sm_90a" into 90 and whether the code is arch-specific ('a': runs only on that chip).
+bool parseSmChip(const std::string &chip, uint32_t &cc, bool &archSpecific);
+
+} // namespace tessera::cuda

@@ -1,0 +1,90 @@
+// VulkanBuffer: a device-local storage buffer; copies map it directly when it is host-coherent, else stage.
+#include "vulkan/VulkanDriver.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tessera::vulkan {
+
+Result<std::unique_ptr<detail::DriverBuffer>> VulkanDevice::allocate(size_t bytes) {
+  auto buffer = std::make_unique<VulkanBuffer>(*this);
+  if (Status s = buffer->init(bytes); !s) return s;
+  return std::unique_ptr<detail::DriverBuffer>(std::move(buffer));
+}
+
+Status VulkanBuffer::init(size_t bytes) {
+  const VolkDeviceTable &vk = device_.vk();
+  VkDevice dev = device_.handle();
+  std::string what = "allocating " + std::to_string(bytes) + " bytes on " + device_.name();
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = bytes;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  TESSERA_VK_TRY_CTX(vk.vkCreateBuffer(dev, &info, nullptr, &buffer_), what);
+  VkMemoryRequirements req{};
+  vk.vkGetBufferMemoryRequirements(dev, buffer_, &req);
+  auto type = device_.findMemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+  if (!type) type = device_.findMemoryType(req.memoryTypeBits, 0, 0);
+  if (!type) return Status(StatusCode::Unsupported, what + ": no memory type can hold a storage buffer");
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = *type;
+  TESSERA_VK_TRY_CTX(vk.vkAllocateMemory(dev, &alloc, nullptr, &memory_), what);
+  TESSERA_VK_TRY_CTX(vk.vkBindBufferMemory(dev, buffer_, memory_, 0), what);
+  const VkMemoryPropertyFlags direct = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  if ((device_.memoryFlags(*type) & direct) == direct)
+    TESSERA_VK_TRY_CTX(vk.vkMapMemory(dev, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), what);
+  bytes_ = bytes;
+  return Status::success();
+}
+
+VulkanBuffer::~VulkanBuffer() {
+  const VolkDeviceTable &vk = device_.vk();
+  VkDevice dev = device_.handle();
+  if (mapped_) vk.vkUnmapMemory(dev, memory_);
+  if (buffer_) vk.vkDestroyBuffer(dev, buffer_, nullptr);
+  if (memory_) vk.vkFreeMemory(dev, memory_, nullptr);
+}
+
+Status VulkanBuffer::upload(const void *src, size_t bytes, size_t offsetBytes) {
+  // A launch may still read this buffer only if launches were asynchronous; they are not (yet).
+  if (mapped_) {
+    std::memcpy(static_cast<uint8_t *>(mapped_) + offsetBytes, src, bytes);
+    return Status::success();
+  }
+  if (Status s = device_.ensureStaging(bytes); !s) return s;
+  const auto *from = static_cast<const uint8_t *>(src);
+  for (size_t done = 0; done < bytes;) {
+    size_t chunk = std::min(bytes - done, device_.stagingSize());
+    std::memcpy(device_.stagingMap(), from + done, chunk);
+    VkBufferCopy region{0, offsetBytes + done, chunk};
+    VkBuffer staging = device_.stagingBuffer();
+    Status s = device_.submitAndWait(
+        [&](VkCommandBuffer cmd) { device_.vk().vkCmdCopyBuffer(cmd, staging, buffer_, 1, &region); }, "uploading");
+    if (!s) return s;
+    done += chunk;
+  }
+  return Status::success();
+}
+
+Status VulkanBuffer::download(void *dst, size_t bytes, size_t offsetBytes) {
+  if (mapped_) {
+    std::memcpy(dst, static_cast<const uint8_t *>(mapped_) + offsetBytes, bytes);
+    return Status::success();
+  }
+  if (Status s = device_.ensureStaging(bytes); !s) return s;
+  auto *to = static_cast<uint8_t *>(dst);
+  for (size_t done = 0; done < bytes;) {
+    size_t chunk = std::min(bytes - done, device_.stagingSize());
+    VkBufferCopy region{offsetBytes + done, 0, chunk};
+    VkBuffer staging = device_.stagingBuffer();
+    Status s = device_.submitAndWait(
+        [&](VkCommandBuffer cmd) { device_.vk().vkCmdCopyBuffer(cmd, buffer_, staging, 1, &region); }, "downloading");
+    if (!s) return s;
+    std::memcpy(to + done, device_.stagingMap(), chunk);
+    done += chunk;
+  }
+  return Status::success();
+}
+
+} // namespace tessera::vulkan

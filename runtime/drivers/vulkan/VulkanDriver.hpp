@@ -1,0 +1,132 @@
+// Vulkan driver classes: the shared instance, VulkanDriver (discovery), VulkanDevice, VulkanBuffer, VulkanKernel.
+#pragma once
+
+#include "Driver.hpp"
+#include "vulkan/VulkanStatus.hpp"
+
+#include <functional>
+
+namespace tessera::vulkan {
+
+/// The process's VkInstance. volk keeps instance-level entry points in globals, so there is one
+/// instance per process, shared by every Runtime and Device and destroyed with the last of them.
+struct VulkanInstance {
+  VkInstance instance = VK_NULL_HANDLE;
+  uint32_t apiVersion = 0; // what the instance was created for
+  ~VulkanInstance();
+  static Result<std::shared_ptr<VulkanInstance>> acquire();
+};
+
+struct VulkanPhysical {
+  detail::PhysicalDevice info;
+  VkPhysicalDevice handle = VK_NULL_HANDLE;
+  uint32_t apiVersion = 0;
+  uint32_t queueFamily = 0;
+};
+
+class VulkanDriver final : public detail::Driver {
+public:
+  VulkanDriver(std::shared_ptr<VulkanInstance> instance, std::vector<VulkanPhysical> physicals);
+  Backend backend() const override { return Backend::Vulkan; }
+  const std::vector<detail::PhysicalDevice> &devices() const override { return devices_; }
+  Result<std::unique_ptr<detail::DriverDevice>> open(const std::shared_ptr<Driver> &self, uint32_t nativeIndex) override;
+
+private:
+  std::shared_ptr<VulkanInstance> instance_;
+  std::vector<VulkanPhysical> physicals_;
+  std::vector<detail::PhysicalDevice> devices_;
+};
+
+class VulkanDevice final : public detail::DriverDevice {
+public:
+  VulkanDevice(std::shared_ptr<detail::Driver> driver, std::shared_ptr<VulkanInstance> instance, VulkanPhysical physical)
+      : driver_(std::move(driver)), instance_(std::move(instance)), physical_(std::move(physical)) {}
+  ~VulkanDevice() override;
+  /// Creates the VkDevice, its queue, command buffer and fence.
+  Status init();
+
+  TargetDesc target() const override;
+  Result<const Artifact *> selectArtifact(const KernelEntry &kernel) const override;
+  Result<std::unique_ptr<detail::DriverBuffer>> allocate(size_t bytes) override;
+  Result<std::unique_ptr<detail::DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) override;
+  Status synchronize() override;
+
+  /// Records commands into the device's command buffer, submits them and waits (launches are synchronous).
+  Status submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what);
+  /// A memory type allowed by `typeBits` with all of `want`, preferring ones that also have `prefer`.
+  std::optional<uint32_t> findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer) const;
+  VkMemoryPropertyFlags memoryFlags(uint32_t type) const { return memory_.memoryTypes[type].propertyFlags; }
+  /// A host-visible staging buffer of at least `bytes` (at most kStagingBytes), kept between copies.
+  Status ensureStaging(size_t bytes);
+
+  static constexpr size_t kStagingBytes = 64u << 20;
+  const VolkDeviceTable &vk() const { return vk_; }
+  VkDevice handle() const { return device_; }
+  const std::string &name() const { return physical_.info.name; }
+  VkBuffer stagingBuffer() const { return staging_; }
+  void *stagingMap() const { return stagingMap_; }
+  size_t stagingSize() const { return stagingSize_; }
+
+private:
+  std::shared_ptr<detail::Driver> driver_;
+  std::shared_ptr<VulkanInstance> instance_;
+  VulkanPhysical physical_;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VolkDeviceTable vk_{};
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VkCommandPool commandPool_ = VK_NULL_HANDLE;
+  VkCommandBuffer commands_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  VkPhysicalDeviceLimits limits_{};
+  VkBuffer staging_ = VK_NULL_HANDLE;
+  VkDeviceMemory stagingMemory_ = VK_NULL_HANDLE;
+  void *stagingMap_ = nullptr;
+  size_t stagingSize_ = 0;
+  friend class VulkanKernel;
+};
+
+class VulkanBuffer final : public detail::DriverBuffer {
+public:
+  explicit VulkanBuffer(VulkanDevice &device) : device_(device) {}
+  ~VulkanBuffer() override;
+  Status init(size_t bytes);
+  Status upload(const void *src, size_t bytes, size_t offsetBytes) override;
+  Status download(void *dst, size_t bytes, size_t offsetBytes) override;
+  VkBuffer handle() const { return buffer_; }
+
+private:
+  VulkanDevice &device_;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  void *mapped_ = nullptr; // set when the memory is host-visible and coherent (lavapipe, ReBAR)
+  size_t bytes_ = 0;
+};
+
+class VulkanKernel final : public detail::DriverKernel {
+public:
+  VulkanKernel(VulkanDevice &device, const KernelEntry &kernel, const Artifact &artifact)
+      : device_(device), kernel_(kernel), artifact_(artifact) {}
+  ~VulkanKernel() override;
+  Status init();
+  Status launch(Grid grid, std::span<const detail::LaunchArg> args) override;
+
+private:
+  VulkanDevice &device_;
+  const KernelEntry &kernel_;
+  const Artifact &artifact_;
+  VkShaderModule shader_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
+  VkPipelineLayout pipelineLayout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE; // reused: each launch completes before the next updates it
+  uint32_t bufferCount_ = 0;
+};
+
+/// "1.3.230".
+std::string formatVulkanVersion(uint32_t v);
+/// Parses "vulkan1.1" into VK_MAKE_API_VERSION(0, 1, 1, 0); false if it is not that form.
+bool parseVulkanChip(const std::string &chip, uint32_t &version);
+
+} // namespace tessera::vulkan

@@ -1,0 +1,189 @@
+// VulkanKernel: SPIR-V checks, the compute pipeline (set 0 binding = abiSlot, push constants), dispatch.
+#include "vulkan/VulkanDriver.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tessera::vulkan {
+
+namespace {
+
+constexpr uint32_t kSpirvMagic = 0x07230203;
+constexpr uint32_t kOpEntryPoint = 15;
+constexpr uint32_t kExecutionModelGLCompute = 5;
+
+Status corrupt(const KernelEntry &k, const std::string &what) {
+  return Status(StatusCode::Corrupt, "kernel '" + k.name + "' SPIR-V artifact: " + what);
+}
+
+// Compute entry point names declared in the module; also proves the instruction stream is well formed.
+Result<std::vector<std::string>> computeEntryPoints(const KernelEntry &k, const std::vector<uint32_t> &words) {
+  std::vector<std::string> names;
+  size_t i = 5;
+  while (i < words.size()) {
+    uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size())
+      return corrupt(k, "malformed instruction at word " + std::to_string(i));
+    if (opcode == kOpEntryPoint && count >= 4 && words[i + 1] == kExecutionModelGLCompute) {
+      const char *text = reinterpret_cast<const char *>(&words[i + 3]);
+      names.emplace_back(text, strnlen(text, (count - 3) * 4));
+    }
+    i += count;
+  }
+  return names;
+}
+
+} // namespace
+
+Result<std::unique_ptr<detail::DriverKernel>> VulkanDevice::loadKernel(const KernelEntry &kernel, const Artifact &artifact) {
+  auto k = std::make_unique<VulkanKernel>(*this, kernel, artifact);
+  if (Status s = k->init(); !s) return s;
+  return std::unique_ptr<detail::DriverKernel>(std::move(k));
+}
+
+Status VulkanKernel::init() {
+  const KernelEntry &k = kernel_;
+  const Artifact &a = artifact_;
+  const VkPhysicalDeviceLimits &limits = device_.limits_;
+  const VolkDeviceTable &vk = device_.vk();
+  VkDevice dev = device_.handle();
+
+  // The package must describe what the code expects, and the device must be able to run it.
+  if (a.code.empty() || a.code.size() % 4 != 0)
+    return corrupt(k, "code is " + std::to_string(a.code.size()) + " bytes, not a whole number of 32-bit words");
+  std::vector<uint32_t> words(a.code.size() / 4);
+  for (size_t i = 0; i < words.size(); ++i)
+    words[i] = uint32_t(a.code[4 * i]) | uint32_t(a.code[4 * i + 1]) << 8 | uint32_t(a.code[4 * i + 2]) << 16 |
+               uint32_t(a.code[4 * i + 3]) << 24;
+  if (words.size() < 5 || words[0] != kSpirvMagic) return corrupt(k, "code does not start with the SPIR-V magic number");
+  Result<std::vector<std::string>> entries = computeEntryPoints(k, words);
+  if (!entries) return entries.status();
+  if (std::find(entries->begin(), entries->end(), a.entryPoint) == entries->end()) {
+    std::string have;
+    for (const std::string &e : *entries) have += (have.empty() ? "'" : ", '") + e + "'";
+    return corrupt(k, "no GLCompute entry point '" + a.entryPoint + "' (it has " + (have.empty() ? "none" : have) + ")");
+  }
+  if (a.pushConstantBytes % 4 != 0)
+    return corrupt(k, "pushConstantBytes " + std::to_string(a.pushConstantBytes) + " is not a multiple of 4");
+  if (a.pushConstantBytes > limits.maxPushConstantsSize)
+    return Status(StatusCode::Unsupported, "kernel '" + k.name + "' needs " + std::to_string(a.pushConstantBytes) +
+                                               " bytes of push constants; " + device_.name() + " allows " +
+                                               std::to_string(limits.maxPushConstantsSize));
+  if (a.sharedMemBytes > limits.maxComputeSharedMemorySize)
+    return Status(StatusCode::Unsupported, "kernel '" + k.name + "' uses " + std::to_string(a.sharedMemBytes) +
+                                               " bytes of shared memory; " + device_.name() + " allows " +
+                                               std::to_string(limits.maxComputeSharedMemorySize));
+  uint64_t threads = uint64_t(a.blockSize[0]) * a.blockSize[1] * a.blockSize[2];
+  if (threads > limits.maxComputeWorkGroupInvocations)
+    return Status(StatusCode::Unsupported, "kernel '" + k.name + "' needs " + std::to_string(threads) +
+                                               " threads per program; " + device_.name() + " allows " +
+                                               std::to_string(limits.maxComputeWorkGroupInvocations));
+
+  std::vector<VkDescriptorSetLayoutBinding> bindings;
+  for (const ArgSpec &arg : k.args) {
+    if (arg.kind == ArgKind::Scalar) {
+      if (uint64_t(arg.abiSlot) + sizeOf(arg.dtype) > a.pushConstantBytes)
+        return corrupt(k, "scalar '" + arg.name + "' at push-constant offset " + std::to_string(arg.abiSlot) +
+                              " does not fit in the " + std::to_string(a.pushConstantBytes) + "-byte push-constant block");
+      continue;
+    }
+    for (const VkDescriptorSetLayoutBinding &b : bindings)
+      if (b.binding == arg.abiSlot) return corrupt(k, "two buffers share binding " + std::to_string(arg.abiSlot));
+    VkDescriptorSetLayoutBinding b{};
+    b.binding = arg.abiSlot;
+    b.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b.descriptorCount = 1;
+    b.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    bindings.push_back(b);
+  }
+  bufferCount_ = static_cast<uint32_t>(bindings.size());
+
+  std::string what = "loading kernel '" + k.name + "' on " + device_.name();
+  VkShaderModuleCreateInfo shader{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  shader.codeSize = words.size() * 4;
+  shader.pCode = words.data();
+  TESSERA_VK_TRY_CTX(vk.vkCreateShaderModule(dev, &shader, nullptr, &shader_), what);
+
+  VkDescriptorSetLayoutCreateInfo layout{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  layout.bindingCount = bufferCount_;
+  layout.pBindings = bindings.data();
+  TESSERA_VK_TRY_CTX(vk.vkCreateDescriptorSetLayout(dev, &layout, nullptr, &setLayout_), what);
+
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, a.pushConstantBytes};
+  VkPipelineLayoutCreateInfo pipelineLayout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pipelineLayout.setLayoutCount = 1;
+  pipelineLayout.pSetLayouts = &setLayout_;
+  pipelineLayout.pushConstantRangeCount = a.pushConstantBytes > 0 ? 1 : 0;
+  pipelineLayout.pPushConstantRanges = &range;
+  TESSERA_VK_TRY_CTX(vk.vkCreatePipelineLayout(dev, &pipelineLayout, nullptr, &pipelineLayout_), what);
+
+  VkComputePipelineCreateInfo pipeline{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pipeline.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipeline.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipeline.stage.module = shader_;
+  pipeline.stage.pName = a.entryPoint.c_str();
+  pipeline.layout = pipelineLayout_;
+  TESSERA_VK_TRY_CTX(vk.vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &pipeline, nullptr, &pipeline_), what);
+
+  if (bufferCount_ > 0) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bufferCount_};
+    VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pool.maxSets = 1;
+    pool.poolSizeCount = 1;
+    pool.pPoolSizes = &size;
+    TESSERA_VK_TRY_CTX(vk.vkCreateDescriptorPool(dev, &pool, nullptr, &pool_), what);
+    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    alloc.descriptorPool = pool_;
+    alloc.descriptorSetCount = 1;
+    alloc.pSetLayouts = &setLayout_;
+    TESSERA_VK_TRY_CTX(vk.vkAllocateDescriptorSets(dev, &alloc, &set_), what);
+  }
+  return Status::success();
+}
+
+VulkanKernel::~VulkanKernel() {
+  const VolkDeviceTable &vk = device_.vk();
+  VkDevice dev = device_.handle();
+  if (pool_) vk.vkDestroyDescriptorPool(dev, pool_, nullptr);
+  if (pipeline_) vk.vkDestroyPipeline(dev, pipeline_, nullptr);
+  if (pipelineLayout_) vk.vkDestroyPipelineLayout(dev, pipelineLayout_, nullptr);
+  if (setLayout_) vk.vkDestroyDescriptorSetLayout(dev, setLayout_, nullptr);
+  if (shader_) vk.vkDestroyShaderModule(dev, shader_, nullptr);
+}
+
+Status VulkanKernel::launch(Grid grid, std::span<const detail::LaunchArg> args) {
+  const VolkDeviceTable &vk = device_.vk();
+  // Buffers go to set 0 at binding = abiSlot; scalars into the push-constant block at byte abiSlot.
+  std::vector<VkDescriptorBufferInfo> infos;
+  infos.reserve(bufferCount_);
+  std::vector<VkWriteDescriptorSet> writes;
+  std::vector<uint8_t> push(artifact_.pushConstantBytes, 0);
+  for (const detail::LaunchArg &arg : args) {
+    if (arg.buffer) {
+      infos.push_back({static_cast<const VulkanBuffer *>(arg.buffer)->handle(), 0, VK_WHOLE_SIZE});
+      VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      w.dstSet = set_;
+      w.dstBinding = arg.spec->abiSlot;
+      w.descriptorCount = 1;
+      w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      w.pBufferInfo = &infos.back();
+      writes.push_back(w);
+    } else {
+      std::memcpy(push.data() + arg.spec->abiSlot, arg.scalar, sizeOf(arg.spec->dtype));
+    }
+  }
+  // Safe to rewrite the one descriptor set: the previous launch has completed.
+  if (!writes.empty()) vk.vkUpdateDescriptorSets(device_.handle(), uint32_t(writes.size()), writes.data(), 0, nullptr);
+  return device_.submitAndWait(
+      [&](VkCommandBuffer cmd) {
+        vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+        if (set_)
+          vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelineLayout_, 0, 1, &set_, 0, nullptr);
+        if (!push.empty())
+          vk.vkCmdPushConstants(cmd, pipelineLayout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(push.size()), push.data());
+        vk.vkCmdDispatch(cmd, grid.x, grid.y, grid.z);
+      },
+      "launching kernel '" + kernel_.name + "'");
+}
+
+} // namespace tessera::vulkan

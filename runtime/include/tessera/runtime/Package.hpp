@@ -1,0 +1,83 @@
+// Kernel package v1 (.tspkg): the versioned, checksummed file that carries compiled kernels
+// from the compiler to the runtime. Byte layout: docs/package-format.md.
+#pragma once
+
+#include "tessera/runtime/DType.hpp"
+#include "tessera/runtime/Status.hpp"
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+/// Newest package format this build reads and the one it writes.
+inline constexpr uint32_t kPackageFormatVersion = 1;
+
+enum class ArgKind : uint8_t { Buffer = 1, Scalar = 2 };
+
+/// One kernel argument as the kernel was traced: `Ptr<float> x` is {"x", Buffer, F32}.
+/// `abiSlot` is where the argument travels on Vulkan: the descriptor binding (set 0) for a
+/// buffer, the byte offset in the push-constant block for a scalar. CUDA passes the arguments
+/// as kernel parameters in declaration order (a buffer as its device address).
+struct ArgSpec {
+  std::string name;
+  ArgKind kind = ArgKind::Buffer;
+  DType dtype = DType::F32;
+  uint32_t abiSlot = 0;
+  bool operator==(const ArgSpec &) const = default;
+};
+
+enum class TargetKind : uint8_t { PTX = 1, SPIRV = 2 };
+const char *toString(TargetKind t);
+
+/// What a compiled artifact was built for. For PTX `chip` is "sm_90" and `ptxVersion` is
+/// e.g. 80 for PTX ISA 8.0; for SPIR-V `chip` is "vulkan1.1" (the SPIR-V environment) and
+/// the subgroup size is the one the code was specialized for.
+struct TargetDesc {
+  TargetKind kind = TargetKind::SPIRV;
+  std::string chip;
+  uint32_t ptxVersion = 0;
+  uint32_t subgroupSize = 0;
+  bool operator==(const TargetDesc &) const = default;
+};
+
+/// One target's compiled form of a kernel plus what a launch needs to know.
+struct Artifact {
+  TargetDesc target;
+  std::string entryPoint;                  // symbol in the PTX / OpEntryPoint name in SPIR-V
+  std::array<uint32_t, 3> blockSize{1, 1, 1}; // threads per program (workgroup size)
+  uint32_t sharedMemBytes = 0;             // static shared (workgroup) memory the code uses
+  uint32_t pushConstantBytes = 0;          // Vulkan: size of the push-constant block
+  std::vector<uint8_t> code;               // PTX text (no trailing NUL) or SPIR-V words (LE)
+  bool operator==(const Artifact &) const = default;
+};
+
+struct KernelEntry {
+  std::string name;
+  std::vector<ArgSpec> args;
+  uint32_t numWarps = 4;
+  std::string tileIR; // the kernel's tile-dialect module, printed
+  std::vector<Artifact> artifacts;
+  bool operator==(const KernelEntry &) const = default;
+
+  /// The artifact for `target`-kind code that a device with this subgroup size can run, or null.
+  const Artifact *find(TargetKind kind, uint32_t subgroupSize) const;
+};
+
+struct Package {
+  std::vector<KernelEntry> kernels;
+  bool operator==(const Package &) const = default;
+  const KernelEntry *find(std::string_view name) const;
+};
+
+std::vector<uint8_t> serializePackage(const Package &pkg);
+/// Checks magic, version, length and checksum before reading anything; every failure is a
+/// Status (Corrupt, or Unsupported for a newer format version), never a crash.
+Result<Package> parsePackage(std::span<const uint8_t> bytes);
+Result<Package> readPackageFile(const std::string &path);
+Status writePackageFile(const std::string &path, const Package &pkg);
+
+} // namespace tessera

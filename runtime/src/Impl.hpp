@@ -1,0 +1,32 @@
+// Private state behind the public handles (Device, Buffer, Module): who owns what, and in which order it dies.
+#pragma once
+
+#include "Driver.hpp"
+
+namespace tessera::detail {
+
+struct DeviceImpl {
+  DeviceInfo info;
+  Backend backend = Backend::Vulkan;
+  size_t backendIndex = 0;                 // into info.backends
+  std::unique_ptr<DriverDevice> native;
+  Device *owner = nullptr;                 // the Device object Runtime::open returned
+};
+
+struct BufferImpl {
+  std::shared_ptr<DeviceImpl> device;      // keeps the native device alive while memory exists
+  DType dtype = DType::F32;
+  size_t count = 0;
+  std::unique_ptr<DriverBuffer> native;    // declared last: freed before the device
+  ~BufferImpl() { native.reset(); }
+};
+
+struct ModuleImpl {
+  std::shared_ptr<DeviceImpl> device;
+  Package package;                         // owned copy: Kernel points into it
+  std::vector<const Artifact *> artifacts; // per kernel, the one chosen for this device
+  std::vector<std::unique_ptr<DriverKernel>> kernels;
+  ~ModuleImpl() { kernels.clear(); }
+};
+
+} // namespace tessera::detail

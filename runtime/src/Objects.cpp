@@ -1,0 +1,204 @@
+// The public handles (Device, Buffer, Module, Kernel): bounds and signature checks, then the driver call.
+#include "Impl.hpp"
+
+#include <limits>
+
+namespace tessera {
+
+namespace {
+
+Status noDevice(const char *what) {
+  return Status(StatusCode::InvalidArgument, std::string(what) + " on an empty handle (no device behind it)");
+}
+
+std::string argLabel(const KernelEntry &k, size_t i) {
+  return "kernel '" + k.name + "' argument " + std::to_string(i) + " '" + k.args[i].name + "'";
+}
+
+std::string signature(const KernelEntry &k) {
+  std::string s;
+  for (const ArgSpec &a : k.args) {
+    if (!s.empty()) s += ", ";
+    s += std::string(a.kind == ArgKind::Buffer ? "buffer " : "scalar ") + std::string(toString(a.dtype)) + " " + a.name;
+  }
+  return "(" + s + ")";
+}
+
+Status checkRange(const detail::BufferImpl &b, size_t bytes, size_t offset, const char *verb) {
+  size_t size = b.count * sizeOf(b.dtype);
+  if (offset > size || bytes > size - offset)
+    return Status(StatusCode::InvalidArgument, std::string(verb) + " of " + std::to_string(bytes) + " bytes at offset " +
+                                                   std::to_string(offset) + " does not fit in a buffer of " +
+                                                   std::to_string(size) + " bytes (" + std::to_string(b.count) + " x " +
+                                                   std::string(toString(b.dtype)) + ")");
+  return Status::success();
+}
+
+} // namespace
+
+// ---- Buffer ----
+
+DType Buffer::dtype() const { return impl_ ? impl_->dtype : DType::F32; }
+size_t Buffer::count() const { return impl_ ? impl_->count : 0; }
+size_t Buffer::bytes() const { return impl_ ? impl_->count * sizeOf(impl_->dtype) : 0; }
+const Device *Buffer::device() const { return impl_ ? impl_->device->owner : nullptr; }
+
+Status Buffer::upload(const void *src, size_t bytes, size_t offsetBytes) {
+  if (!impl_) return noDevice("upload");
+  if (Status s = checkRange(*impl_, bytes, offsetBytes, "upload"); !s) return s;
+  if (bytes == 0) return Status::success();
+  if (!src) return Status(StatusCode::InvalidArgument, "upload from a null host pointer");
+  return impl_->native->upload(src, bytes, offsetBytes);
+}
+
+Status Buffer::download(void *dst, size_t bytes, size_t offsetBytes) const {
+  if (!impl_) return noDevice("download");
+  if (Status s = checkRange(*impl_, bytes, offsetBytes, "download"); !s) return s;
+  if (bytes == 0) return Status::success();
+  if (!dst) return Status(StatusCode::InvalidArgument, "download to a null host pointer");
+  // Downloads see every launch enqueued before them.
+  if (Status s = impl_->device->native->synchronize(); !s) return s;
+  return impl_->native->download(dst, bytes, offsetBytes);
+}
+
+// ---- Device ----
+
+const DeviceInfo &Device::info() const { return impl_->info; }
+Backend Device::backend() const { return impl_->backend; }
+const BackendInfo &Device::backendInfo() const { return impl_->info.backends[impl_->backendIndex]; }
+TargetDesc Device::target() const { return impl_->native->target(); }
+std::string Device::describe() const { return impl_->info.name + " via " + toString(impl_->backend); }
+
+Result<Buffer> Device::allocate(DType dtype, size_t count) {
+  if (!impl_) return noDevice("allocate");
+  size_t elem = sizeOf(dtype);
+  if (elem == 0 || dtype == DType::Bool)
+    return Status(StatusCode::InvalidArgument, "allocate: " + std::string(toString(dtype)) +
+                                                   " is not a buffer element type (use f32 or i32)");
+  if (count > std::numeric_limits<size_t>::max() / elem)
+    return Status(StatusCode::InvalidArgument, "allocate: " + std::to_string(count) + " elements overflow the byte size");
+  size_t bytes = count * elem;
+  const BackendInfo &bi = backendInfo();
+  if (bi.maxBufferBytes && bytes > bi.maxBufferBytes)
+    return Status(StatusCode::Unsupported, "allocate: " + std::to_string(bytes) + " bytes exceed the largest buffer " +
+                                               describe() + " can bind (" + std::to_string(bi.maxBufferBytes) + " bytes)");
+  // Zero-length buffers are legal handles; native APIs reject zero-size allocations.
+  Result<std::unique_ptr<detail::DriverBuffer>> native = impl_->native->allocate(bytes < 4 ? 4 : bytes);
+  if (!native) return native.status();
+  Buffer b;
+  b.impl_ = std::make_shared<detail::BufferImpl>();
+  b.impl_->device = impl_;
+  b.impl_->dtype = dtype;
+  b.impl_->count = count;
+  b.impl_->native = std::move(*native);
+  return b;
+}
+
+Result<Module> Device::load(const Package &pkg) {
+  if (!impl_) return noDevice("load");
+  auto module = std::make_shared<detail::ModuleImpl>();
+  module->device = impl_;
+  module->package = pkg;
+  for (const KernelEntry &k : module->package.kernels) {
+    for (const ArgSpec &arg : k.args)
+      if (arg.dtype == DType::Bool)
+        return Status(StatusCode::Unsupported, "kernel '" + k.name + "' argument '" + arg.name +
+                                                   "' has dtype bool, which this runtime cannot pass yet");
+    Result<const Artifact *> artifact = impl_->native->selectArtifact(k);
+    if (!artifact) return artifact.status();
+    Result<std::unique_ptr<detail::DriverKernel>> kernel = impl_->native->loadKernel(k, **artifact);
+    if (!kernel) return kernel.status();
+    module->artifacts.push_back(*artifact);
+    module->kernels.push_back(std::move(*kernel));
+  }
+  Module m;
+  m.impl_ = std::move(module);
+  return m;
+}
+
+Status Device::synchronize() {
+  if (!impl_) return noDevice("synchronize");
+  return impl_->native->synchronize();
+}
+
+// ---- Module / Kernel ----
+
+Result<Kernel> Module::kernel(std::string_view name) const {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "kernel lookup on an empty Module");
+  const std::vector<KernelEntry> &ks = impl_->package.kernels;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    if (ks[i].name != name) continue;
+    Kernel k;
+    k.module_ = impl_;
+    k.entry_ = &ks[i];
+    k.artifact_ = impl_->artifacts[i];
+    k.index_ = i;
+    return k;
+  }
+  std::string names;
+  for (const KernelEntry &k : ks) names += (names.empty() ? "'" : ", '") + k.name + "'";
+  return Status(StatusCode::NotFound, "no kernel '" + std::string(name) + "' in this module (it has " +
+                                          (names.empty() ? std::string("none") : names) + ")");
+}
+
+Status Kernel::launch(Grid grid, std::span<const KernelArg> args) const {
+  if (!module_ || !entry_) return Status(StatusCode::InvalidArgument, "launch of an empty Kernel handle");
+  const KernelEntry &k = *entry_;
+  const detail::DeviceImpl &dev = *module_->device;
+  if (args.size() != k.args.size())
+    return Status(StatusCode::InvalidArgument, "kernel '" + k.name + "' expects " + std::to_string(k.args.size()) +
+                                                   " arguments " + signature(k) + ", got " + std::to_string(args.size()));
+
+  std::vector<detail::LaunchArg> native(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ArgSpec &spec = k.args[i];
+    const KernelArg &arg = args[i];
+    native[i].spec = &spec;
+    if (spec.kind != arg.kind()) {
+      bool wantBuffer = spec.kind == ArgKind::Buffer;
+      return Status(StatusCode::InvalidArgument,
+                    argLabel(k, i) + " is a " + (wantBuffer ? "buffer" : "scalar") + " of " +
+                        std::string(toString(spec.dtype)) + ", but a " + (wantBuffer ? "scalar" : "buffer") +
+                        " was passed");
+    }
+    if (spec.kind == ArgKind::Scalar) {
+      if (arg.dtype() != spec.dtype)
+        return Status(StatusCode::InvalidArgument,
+                      argLabel(k, i) + " is an " + std::string(toString(spec.dtype)) + " scalar, but an " +
+                          std::string(toString(arg.dtype())) + " scalar was passed (no implicit conversion; pass a " +
+                          (spec.dtype == DType::F32 ? "float, e.g. 2.0f" : "int32_t") + ")");
+      native[i].scalar = arg.scalarBytes();
+      continue;
+    }
+    const Buffer *b = arg.buffer();
+    if (!b || !b->impl_)
+      return Status(StatusCode::InvalidArgument, argLabel(k, i) + " is a null buffer (nullptr or an unallocated Buffer)");
+    if (b->impl_->device.get() != &dev)
+      return Status(StatusCode::InvalidArgument,
+                    argLabel(k, i) + " is a buffer of another Device (" + b->impl_->device->info.name + " via " +
+                        toString(b->impl_->device->backend) + ", opened separately); the kernel is loaded on " +
+                        dev.info.name + " via " + toString(dev.backend) + ". Allocate it on the kernel's Device");
+    if (b->impl_->dtype != spec.dtype)
+      return Status(StatusCode::InvalidArgument,
+                    argLabel(k, i) + " is a buffer of " + std::string(toString(spec.dtype)) + ", but a buffer of " +
+                        std::string(toString(b->impl_->dtype)) + " was passed");
+    native[i].buffer = b->impl_->native.get();
+  }
+
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+    return Status(StatusCode::InvalidArgument, "kernel '" + k.name + "' launched over an empty grid (" +
+                                                   std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
+                                                   std::to_string(grid.z) + "): every dimension must be at least 1");
+  const BackendInfo &bi = dev.info.backends[dev.backendIndex];
+  const uint32_t dims[3] = {grid.x, grid.y, grid.z};
+  for (int axis = 0; axis < 3; ++axis)
+    if (bi.maxGroupCount[axis] && dims[axis] > bi.maxGroupCount[axis])
+      return Status(StatusCode::InvalidArgument,
+                    "kernel '" + k.name + "' grid " + "xyz"[axis] + " = " + std::to_string(dims[axis]) +
+                        " exceeds the limit of " + std::to_string(bi.maxGroupCount[axis]) + " programs on that axis for " +
+                        dev.info.name + " via " + toString(dev.backend));
+
+  return module_->kernels[index_]->launch(grid, native);
+}
+
+} // namespace tessera

@@ -1,0 +1,208 @@
+// The `tessera` command line: `devices` (what the runtime sees), `compile` (forwarded to the compiler library), `help`.
+#include "tessera/runtime/Runtime.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kExitUsage = 2;
+
+void printHelp(FILE *out) {
+  std::fputs("usage: tessera <command> [options]\n"
+             "\n"
+             "commands:\n"
+             "  devices [--json]   list the devices and backends this machine offers, and why a backend is absent\n"
+             "  compile ...        compile kernels into a package (needs libtessera_compiler.so; see 'tessera compile --help')\n"
+             "  help               show this text\n"
+             "\n"
+             "environment:\n"
+             "  TESSERA_DEVICE     device index or case-insensitive part of its name (for programs using openDefault)\n"
+             "  TESSERA_BACKEND    cuda | vulkan\n",
+             out);
+}
+
+std::string uuidText(const std::array<uint8_t, 16> &u) {
+  std::string s;
+  char buf[4];
+  for (size_t i = 0; i < u.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    std::snprintf(buf, sizeof buf, "%02x", u[i]);
+    s += buf;
+  }
+  return s;
+}
+
+std::string bytesText(uint64_t b) {
+  char buf[64];
+  if (b >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(1ull << 30));
+  else if (b >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(1ull << 20));
+  else if (b >= (1ull << 10)) std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / double(1ull << 10));
+  else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+  return buf;
+}
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+void printText(const tessera::Runtime &rt) {
+  using tessera::Backend;
+  if (rt.devices().empty()) std::printf("no devices\n");
+  for (const tessera::DeviceInfo &d : rt.devices()) {
+    std::printf("device %u: %s%s\n", d.index, d.name.c_str(), d.isCpu ? "  [CPU implementation]" : "");
+    std::printf("  vendor  %s\n", d.vendor.c_str());
+    std::printf("  uuid    %s\n", uuidText(d.uuid).c_str());
+    for (const tessera::BackendInfo &b : d.backends) {
+      bool isDefault = b.backend == d.defaultBackend;
+      std::printf("  backend %s%s: driver %s, API %s\n", tessera::toString(b.backend), isDefault ? " (default)" : "",
+                  b.driverVersion.c_str(), b.apiVersion.c_str());
+      if (b.backend == Backend::CUDA)
+        std::printf("    compute capability   %u.%u (sm_%u)\n", b.computeCapability / 10, b.computeCapability % 10,
+                    b.computeCapability);
+      std::printf("    subgroup size        %u\n", b.subgroupSize);
+      std::printf("    memory               %s\n", bytesText(b.memoryBytes).c_str());
+      std::printf("    max threads/group    %u\n", b.maxThreadsPerGroup);
+      std::printf("    max grid             %u x %u x %u\n", b.maxGroupCount[0], b.maxGroupCount[1], b.maxGroupCount[2]);
+      std::printf("    shared memory/group  %s\n", bytesText(b.maxSharedMemBytes).c_str());
+      std::printf("    max buffer           %s (%llu bytes)\n", bytesText(b.maxBufferBytes).c_str(),
+                  static_cast<unsigned long long>(b.maxBufferBytes));
+    }
+  }
+  for (const tessera::BackendAbsence &a : rt.absentBackends())
+    std::printf("absent: %s: %s\n", tessera::toString(a.backend), a.reason.c_str());
+}
+
+void printJson(const tessera::Runtime &rt) {
+  std::printf("{\n  \"devices\": [");
+  bool firstDevice = true;
+  for (const tessera::DeviceInfo &d : rt.devices()) {
+    std::printf("%s\n    {\"index\": %u, \"name\": %s, \"vendor\": %s, \"uuid\": \"%s\", \"isCpu\": %s, "
+                "\"defaultBackend\": \"%s\",\n     \"backends\": [",
+                firstDevice ? "" : ",", d.index, jsonString(d.name).c_str(), jsonString(d.vendor).c_str(),
+                uuidText(d.uuid).c_str(), d.isCpu ? "true" : "false", tessera::toString(d.defaultBackend));
+    firstDevice = false;
+    bool firstBackend = true;
+    for (const tessera::BackendInfo &b : d.backends) {
+      std::printf("%s\n       {\"backend\": \"%s\", \"default\": %s, \"driverVersion\": %s, \"apiVersion\": %s, "
+                  "\"subgroupSize\": %u, \"memoryBytes\": %llu, \"maxThreadsPerGroup\": %u, "
+                  "\"maxGroupCount\": [%u, %u, %u], \"maxSharedMemBytes\": %u, \"maxBufferBytes\": %llu, "
+                  "\"computeCapability\": %u}",
+                  firstBackend ? "" : ",", tessera::toString(b.backend), b.backend == d.defaultBackend ? "true" : "false",
+                  jsonString(b.driverVersion).c_str(), jsonString(b.apiVersion).c_str(), b.subgroupSize,
+                  static_cast<unsigned long long>(b.memoryBytes), b.maxThreadsPerGroup, b.maxGroupCount[0],
+                  b.maxGroupCount[1], b.maxGroupCount[2], b.maxSharedMemBytes,
+                  static_cast<unsigned long long>(b.maxBufferBytes), b.computeCapability);
+      firstBackend = false;
+    }
+    std::printf("]}");
+  }
+  std::printf("%s],\n  \"absentBackends\": [", rt.devices().empty() ? "" : "\n  ");
+  bool firstAbsent = true;
+  for (const tessera::BackendAbsence &a : rt.absentBackends()) {
+    std::printf("%s\n    {\"backend\": \"%s\", \"reason\": %s}", firstAbsent ? "" : ",", tessera::toString(a.backend),
+                jsonString(a.reason).c_str());
+    firstAbsent = false;
+  }
+  std::printf("%s]\n}\n", rt.absentBackends().empty() ? "" : "\n  ");
+}
+
+int runDevices(int argc, char **argv) {
+  bool json = false;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0) json = true;
+    else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf("usage: tessera devices [--json]\n"
+                  "Lists every device, each backend that reaches it (the default one marked), and why any\n"
+                  "backend is absent. Exit code 0 when at least one device is present, 1 when none.\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "tessera devices: unknown option '%s' (expected --json)\n", argv[i]);
+      return kExitUsage;
+    }
+  }
+  auto rt = tessera::Runtime::create();
+  if (!rt) {
+    std::fprintf(stderr, "tessera devices: %s\n", rt.status().toString().c_str());
+    return 1;
+  }
+  if (json) printJson(**rt);
+  else printText(**rt);
+  return (*rt)->devices().empty() ? 1 : 0;
+}
+
+// The compiler lives in its own library so a runtime-only install stays free of LLVM and MLIR.
+int runCompile(int argc, char **argv) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    std::fprintf(stderr, "tessera compile: cannot locate this executable (/proc/self/exe): %s\n", std::strerror(errno));
+    return kExitUsage;
+  }
+  exe[n] = '\0';
+  std::string dir(exe);
+  dir.resize(dir.rfind('/'));
+  std::string library = dir + "/../lib/libtessera_compiler.so";
+  dlerror();
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *err = dlerror();
+    std::fprintf(stderr,
+                 "tessera compile needs the compiler library libtessera_compiler.so, which this installation lacks "
+                 "(runtime-only install): %s\n",
+                 err ? err : library.c_str());
+    return kExitUsage;
+  }
+  using CompilerMain = int (*)(int, char **);
+  auto entry = reinterpret_cast<CompilerMain>(dlsym(handle, "tessera_compiler_main"));
+  if (!entry) {
+    std::fprintf(stderr, "tessera compile: %s does not export tessera_compiler_main (a mismatched build?)\n",
+                 library.c_str());
+    return kExitUsage;
+  }
+  std::vector<char *> args;
+  static char programName[] = "tessera compile";
+  args.push_back(programName);
+  for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  // The library stays loaded until exit: compiler statics may be registered with atexit.
+  return entry(static_cast<int>(args.size() - 1), args.data());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printHelp(stderr);
+    return kExitUsage;
+  }
+  std::string command = argv[1];
+  if (command == "help" || command == "--help" || command == "-h") {
+    printHelp(stdout);
+    return 0;
+  }
+  if (command == "devices") return runDevices(argc - 2, argv + 2);
+  if (command == "compile") return runCompile(argc - 2, argv + 2);
+  std::fprintf(stderr, "tessera: unknown command '%s'\n\n", command.c_str());
+  printHelp(stderr);
+  return kExitUsage;
+}
