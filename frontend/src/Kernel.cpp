@@ -23,7 +23,7 @@ std::string TracedKernel::tileIR(bool withLocations) const {
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags;
   if (withLocations)
-    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/true);
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false); // parses back
   impl_->module->print(os, flags);
   return text;
 }

@@ -13,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 
@@ -136,6 +137,12 @@ std::pair<Value, Value> unify(TraceState &st, Value a, Value b, const char *what
   return {broadcastTo(st, a, length, loc), broadcastTo(st, b, length, loc)};
 }
 
+std::string formatNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
 Value constantLike(TraceState &st, Type elem, Number n, SourceLoc sl) {
   Location loc = st.loc(sl);
   if (elem.isF32()) {
@@ -146,7 +153,7 @@ Value constantLike(TraceState &st, Type elem, Number n, SourceLoc sl) {
     fail(sl, "a number cannot be combined with a mask; compare it to get a mask, or use & and | "
              "between masks");
   if (n.isFloat)
-    fail(sl, "the floating-point constant " + std::to_string(n.f) +
+    fail(sl, "the floating-point constant " + formatNumber(n.f) +
                  " is combined with an i32 tile; write an integer constant");
   if (n.i < std::numeric_limits<int32_t>::min() || n.i > std::numeric_limits<int32_t>::max())
     fail(sl, "the constant " + std::to_string(n.i) + " does not fit in i32");

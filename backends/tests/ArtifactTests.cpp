@@ -1,0 +1,144 @@
+// Every artifact the compiler makes is well formed: SPIR-V validates, PTX assembles with ptxas.
+#include "TestSupport.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+uint32_t scalarCount(const TracedKernel &k) {
+  uint32_t n = 0;
+  for (const ArgSpec &a : k.signature()) n += a.kind == ArgKind::Scalar;
+  return n;
+}
+
+/// Writes `text` to a fresh temporary file and returns its path.
+std::string writeTemp(const std::string &text, const char *suffix) {
+  std::string pattern = (std::filesystem::temp_directory_path() / "tessera-test-XXXXXX").string() + suffix;
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  int fd = mkstemps(buf.data(), int(std::strlen(suffix)));
+  REQUIRE_MESSAGE(fd >= 0, "mkstemps failed for " << pattern);
+  ::close(fd);
+  std::ofstream(buf.data(), std::ios::binary) << text;
+  return buf.data();
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Runs ptxas on `ptx`; returns its exit status and fills `log` with what it printed.
+int assemble(const std::string &ptxas, const std::string &ptx, const std::string &arch, std::string *log) {
+  std::string file = writeTemp(ptx, ".ptx"), logFile = file + ".log";
+  std::string cmd = "'" + ptxas + "' -arch=" + arch + " '" + file + "' -o /dev/null > '" + logFile + "' 2>&1";
+  int rc = std::system(cmd.c_str());
+  *log = readFile(logFile);
+  std::filesystem::remove(file);
+  std::filesystem::remove(logFile);
+  return rc;
+}
+
+} // namespace
+
+TEST_CASE("artifact.spirv_validates") {
+  for (const NamedKernel &nk : artifactKernels()) {
+    for (uint32_t subgroup : {8u, 32u, 64u}) {
+      CAPTURE(nk.label);
+      CAPTURE(subgroup);
+      Artifact a = require(compileArtifact(nk.kernel, spirvTarget(subgroup)), "compile for SPIR-V");
+      REQUIRE(a.code.size() % 4 == 0);
+      REQUIRE(a.code.size() >= 20);
+      std::vector<uint32_t> words = spirvWords(a);
+      CHECK(words[0] == kSpirvMagic);
+      Status valid = validateSpirv(words);
+      CHECK_MESSAGE(valid.ok(), valid.toString());
+
+      CHECK(a.target == *validateTarget(spirvTarget(subgroup)));
+      CHECK(a.entryPoint == nk.kernel.name());
+      CHECK(a.blockSize[0] == nk.kernel.numWarps() * subgroup);
+      CHECK(a.blockSize[1] == 1);
+      CHECK(a.blockSize[2] == 1);
+      // Every scalar argument of these kernels is 32 bits wide.
+      CHECK(a.pushConstantBytes == 4 * scalarCount(nk.kernel));
+    }
+  }
+}
+
+TEST_CASE("artifact.validate_spirv_rejects_garbage") {
+  TracedKernel k = require(traceVectorAdd(128, 4), "trace vector_add");
+  std::vector<uint32_t> words = spirvWords(require(compileArtifact(k, spirvTarget(32)), "compile"));
+  REQUIRE(validateSpirv(words).ok());
+
+  std::vector<uint32_t> badMagic = words;
+  badMagic[0] = 0xdeadbeef;
+  CHECK_FALSE(validateSpirv(badMagic).ok());
+
+  std::vector<uint32_t> truncated(words.begin(), words.begin() + long(words.size() / 2));
+  Status s = validateSpirv(truncated);
+  CHECK_FALSE(s.ok());
+  CHECK_FALSE(s.message().empty()); // the validator's own message
+
+  CHECK_FALSE(validateSpirv({}).ok());
+}
+
+TEST_CASE("artifact.ptx_text") {
+  for (const NamedKernel &nk : artifactKernels()) {
+    CAPTURE(nk.label);
+    Artifact a = require(compileArtifact(nk.kernel, nvptxTarget("sm_90")), "compile for PTX");
+    std::string ptx = ptxText(a);
+    INFO("PTX:\n", ptx);
+    CHECK(ptx.find('\0') == std::string::npos);
+    CHECK(contains(ptx, ".version 7.8"));
+    CHECK(contains(ptx, ".target sm_90"));
+    CHECK(contains(ptx, ".entry " + nk.kernel.name()));
+    CHECK(a.entryPoint == nk.kernel.name());
+    CHECK(a.target.ptxVersion == 78);
+    CHECK(a.blockSize[0] == nk.kernel.numWarps() * 32);
+    CHECK(a.pushConstantBytes == 0);
+  }
+  TracedKernel k = require(traceMaskedScale(), "trace masked_scale");
+  Artifact newer = require(compileArtifact(k, nvptxTarget("sm_90", 88)), "compile for PTX 8.8");
+  CHECK(contains(ptxText(newer), ".version 8.8"));
+  CHECK(contains(ptxText(newer), ".target sm_90"));
+  Artifact arch = require(compileArtifact(k, nvptxTarget("sm_90a")), "compile for sm_90a");
+  CHECK(contains(ptxText(arch), ".version 8.0"));
+  CHECK(contains(ptxText(arch), ".target sm_90a"));
+}
+
+TEST_CASE("artifact.ptx_assembles") {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    skipTest("ptxas not found: PTX assembly not checked (set TESSERA_PTXAS or install the CUDA toolkit)");
+    return;
+  }
+  MESSAGE("assembling with " << ptxas);
+  struct PtxTarget {
+    const char *arch;
+    TargetDesc target;
+  };
+  std::vector<PtxTarget> targets{{"sm_90", nvptxTarget("sm_90")},
+                                 {"sm_90", nvptxTarget("sm_90", 88)},
+                                 {"sm_90a", nvptxTarget("sm_90a")},
+                                 {"sm_80", nvptxTarget("sm_80")}};
+  for (const NamedKernel &nk : artifactKernels()) {
+    for (const auto &[arch, target] : targets) {
+      CAPTURE(nk.label);
+      CAPTURE(arch);
+      CAPTURE(target.ptxVersion);
+      Artifact a = require(compileArtifact(nk.kernel, target), "compile for PTX");
+      std::string ptx = ptxText(a), log;
+      int rc = assemble(ptxas, ptx, arch, &log);
+      CHECK_MESSAGE(rc == 0, "ptxas failed:\n" << log << "\nPTX:\n" << ptx);
+    }
+  }
+}

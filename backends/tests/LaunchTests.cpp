@@ -1,0 +1,188 @@
+// Compiled kernels give bit-exact results on every device × backend present (lavapipe on the build machine).
+#include "TestSupport.hpp"
+
+#include <cmath>
+#include <cstring>
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+struct DeviceUnderTest {
+  std::shared_ptr<Device> device;
+  std::string label;
+};
+
+/// Every device opened through every backend it has; empty (and the test reported as skipped)
+/// when the machine has none.
+std::vector<DeviceUnderTest> everyDevice() {
+  Result<std::shared_ptr<Runtime>> rt = Runtime::create();
+  REQUIRE_MESSAGE(rt.ok(), rt.status().toString());
+  std::vector<DeviceUnderTest> out;
+  for (const DeviceInfo &d : (*rt)->devices())
+    for (const BackendInfo &b : d.backends) {
+      Result<std::shared_ptr<Device>> dev = (*rt)->open(d.index, b.backend);
+      REQUIRE_MESSAGE(dev.ok(), d.name << " via " << toString(b.backend) << ": " << dev.status().toString());
+      out.push_back({*dev, (*dev)->describe()});
+      MESSAGE("launching on " << (*dev)->describe());
+    }
+  if (out.empty()) {
+    std::string why;
+    for (const BackendAbsence &a : (*rt)->absentBackends()) why += std::string("; ") + toString(a.backend) + ": " + a.reason;
+    skipTest("no Vulkan or CUDA device present: kernels were not launched" + why);
+  }
+  return out;
+}
+
+Kernel loadKernel(Device &dev, const TracedKernel &k) {
+  Package pkg = require(compile(k, dev.target()), "compile for the device");
+  Module module = require(dev.load(pkg), "load");
+  return require(module.kernel(k.name()), "kernel");
+}
+
+template <class T> Buffer deviceBuffer(Device &dev, const std::vector<T> &host) {
+  Buffer b = require(dev.allocate(DTypeOf<T>::value, host.size()), "allocate");
+  Status s = b.upload(std::span<const T>(host));
+  REQUIRE_MESSAGE(s.ok(), s.toString());
+  return b;
+}
+
+/// An output buffer of all-ones bytes (a NaN as f32, -1 as i32): anything a kernel fails to
+/// write, or writes where it should not, shows.
+Buffer poisonedBuffer(Device &dev, DType dtype, size_t count) {
+  Buffer b = require(dev.allocate(dtype, count), "allocate");
+  std::vector<uint8_t> bytes(b.bytes(), 0xFF);
+  Status s = b.upload(bytes.data(), bytes.size());
+  REQUIRE_MESSAGE(s.ok(), s.toString());
+  return b;
+}
+
+template <class T> std::vector<T> downloaded(const Buffer &b) {
+  std::vector<T> host(b.count());
+  Status s = b.download(std::span<T>(host));
+  REQUIRE_MESSAGE(s.ok(), s.toString());
+  return host;
+}
+
+/// Compares bit patterns (so NaN poison counts as a value) and reports the first few misses.
+template <class T> void checkExact(const std::vector<T> &got, const std::vector<T> &expected, uint32_t seed) {
+  REQUIRE(got.size() == expected.size());
+  size_t bad = 0;
+  std::string first;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &expected[i], sizeof(T)) != 0 && bad++ < 5)
+      first += "  [" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", expected " +
+               std::to_string(expected[i]) + "\n";
+  CHECK_MESSAGE(bad == 0, bad << " of " << got.size() << " elements differ (seed " << seed << "):\n" << first);
+}
+
+uint32_t programsFor(size_t n, int block) { return uint32_t((n + block - 1) / block); }
+
+float poisonFloat() {
+  float f;
+  uint32_t bits = 0xFFFFFFFFu;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// n that is not a multiple of any block, so the masked tail is exercised.
+size_t randomLength(std::mt19937 &rng) { return std::uniform_int_distribution<size_t>(3000, 9000)(rng) | 1; }
+
+} // namespace
+
+TEST_CASE("launch.vector_add") {
+  for (DeviceUnderTest &d : everyDevice()) {
+    for (int block : {128, 1024}) {
+      uint32_t seed = freshSeed();
+      CAPTURE(d.label);
+      CAPTURE(block);
+      CAPTURE(seed);
+      std::mt19937 rng(seed);
+      std::uniform_real_distribution<float> dist(-1000.f, 1000.f);
+      size_t n = randomLength(rng);
+      std::vector<float> x(n), y(n), expected(n);
+      for (size_t i = 0; i < n; ++i) x[i] = dist(rng), y[i] = dist(rng), expected[i] = x[i] + y[i];
+
+      Kernel k = loadKernel(*d.device, require(traceVectorAdd(block, 4), "trace"));
+      Buffer bx = deviceBuffer(*d.device, x), by = deviceBuffer(*d.device, y);
+      Buffer out = poisonedBuffer(*d.device, DType::F32, n);
+      Status s = k.launch({programsFor(n, block), 1, 1}, {bx, by, out, int32_t(n)});
+      REQUIRE_MESSAGE(s.ok(), s.toString());
+      checkExact(downloaded<float>(out), expected, seed);
+    }
+  }
+}
+
+TEST_CASE("launch.masked_scale") {
+  for (DeviceUnderTest &d : everyDevice()) {
+    uint32_t seed = freshSeed();
+    CAPTURE(d.label);
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1000.f, 1000.f);
+    size_t n = randomLength(rng);
+    // A power-of-two scale keeps x * s exact, so a fused multiply-add on the device and a
+    // separate multiply and add on the CPU round the same way.
+    float s = std::ldexp(1.0f, std::uniform_int_distribution<int>(-4, 4)(rng));
+    // Only n - 7 elements are in range: the last ones must keep their poison.
+    int32_t limit = int32_t(n) - 7;
+    std::vector<float> x(n), expected(n, poisonFloat());
+    for (size_t i = 0; i < n; ++i) x[i] = dist(rng);
+    for (int32_t i = 0; i < limit; ++i) expected[i] = maskedScaleReference(x[i], s);
+
+    Kernel k = loadKernel(*d.device, require(traceMaskedScale(), "trace"));
+    Buffer bx = deviceBuffer(*d.device, x);
+    Buffer out = poisonedBuffer(*d.device, DType::F32, n);
+    Status st = k.launch({programsFor(n, kScaleBlock), 1, 1}, {bx, out, s, limit});
+    REQUIRE_MESSAGE(st.ok(), st.toString());
+    checkExact(downloaded<float>(out), expected, seed);
+  }
+}
+
+TEST_CASE("launch.int_mix") {
+  for (DeviceUnderTest &d : everyDevice()) {
+    uint32_t seed = freshSeed();
+    CAPTURE(d.label);
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int32_t> numerators(-100000, 100000), denominators(-60, 60);
+    size_t n = randomLength(rng);
+    std::vector<int32_t> a(n), b(n), expected(n, -1); // -1 is the poison's bit pattern
+    for (size_t i = 0; i < n; ++i) {
+      a[i] = numerators(rng);
+      do b[i] = denominators(rng);
+      while (b[i] == 0);
+      int32_t value;
+      if (intMixWrites(a[i], b[i], &value)) expected[i] = value;
+    }
+
+    Kernel k = loadKernel(*d.device, require(traceIntMix(), "trace"));
+    Buffer ba = deviceBuffer(*d.device, a), bb = deviceBuffer(*d.device, b);
+    Buffer out = poisonedBuffer(*d.device, DType::I32, n);
+    Status s = k.launch({programsFor(n, kIntBlock), 1, 1}, {ba, bb, out, int32_t(n)});
+    REQUIRE_MESSAGE(s.ok(), s.toString());
+    checkExact(downloaded<int32_t>(out), expected, seed);
+  }
+}
+
+TEST_CASE("launch.small_tile") {
+  for (DeviceUnderTest &d : everyDevice()) {
+    uint32_t seed = freshSeed();
+    CAPTURE(d.label);
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1000.f, 1000.f);
+    size_t n = randomLength(rng);
+    std::vector<float> x(n), y(n), expected(n);
+    for (size_t i = 0; i < n; ++i) x[i] = dist(rng), y[i] = dist(rng), expected[i] = -x[i] + y[i];
+
+    Kernel k = loadKernel(*d.device, require(traceSmallTile(), "trace"));
+    CHECK(k.artifact().blockSize[0] == 4 * d.device->backendInfo().subgroupSize);
+    Buffer bx = deviceBuffer(*d.device, x), by = deviceBuffer(*d.device, y);
+    Buffer out = poisonedBuffer(*d.device, DType::F32, n);
+    Status s = k.launch({programsFor(n, kSmallBlock), 1, 1}, {bx, by, out, int32_t(n)});
+    REQUIRE_MESSAGE(s.ok(), s.toString());
+    checkExact(downloaded<float>(out), expected, seed);
+  }
+}

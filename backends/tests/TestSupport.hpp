@@ -1,0 +1,161 @@
+// Shared by the compiler tests: the test kernels, SPIR-V word access, ptxas discovery and skips.
+#pragma once
+
+#include "tessera/tessera.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tessera::test {
+
+namespace tl = tessera::tl;
+
+inline bool contains(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+/// Status codes compared as names, so doctest prints "compile error" rather than a number.
+inline std::string codeName(StatusCode c) { return toString(c); }
+inline std::string codeOf(const Status &s) { return toString(s.code()); }
+/// Target kinds compared as names, for the same reason (doctest cannot print the enum itself).
+inline std::string nameOf(TargetKind k) { return toString(k); }
+
+/// Unwraps a Result or stops the test case with its Status.
+template <class T> T &&require(Result<T> &&r, const char *what) {
+  REQUIRE_MESSAGE(r.ok(), what << ": " << r.status().toString());
+  return std::move(r).value();
+}
+
+/// Reports that a test could not check anything here. CTest's SKIP_REGULAR_EXPRESSION matches
+/// the "SKIPPED: " line and shows the test as skipped; call it only right before returning.
+inline void skipTest(const std::string &why) {
+  MESSAGE(why);
+  std::printf("SKIPPED: %s\n", why.c_str());
+  std::fflush(stdout);
+}
+
+/// Fresh inputs on every run; tests print the seed with any failure so a run can be repeated.
+inline uint32_t freshSeed() { return std::random_device{}(); }
+
+// ---- the test kernels ----------------------------------------------------------------------
+
+/// out = x + y where offs < n, over a 2-D grid of programs (examples/01_vector_add.cpp).
+inline Result<TracedKernel> traceVectorAdd(int block, uint32_t numWarps) {
+  auto add = [block](tl::Ptr<float> x, tl::Ptr<float> y, tl::Ptr<float> out, tl::Scalar<int32_t> n) {
+    tl::Tile pid = tl::program_id(0) + tl::program_id(1) * tl::num_programs(0);
+    tl::Tile offs = pid * block + tl::arange(0, block);
+    tl::Tile mask = offs < n;
+    tl::store(out + offs, tl::load(x + offs, mask) + tl::load(y + offs, mask), mask);
+  };
+  return trace("vector_add", add, {.numWarps = numWarps, .argNames = {"x", "y", "out", "n"}});
+}
+
+inline constexpr int kScaleBlock = 256;
+/// out = x * s + 1 where offs < n; a float scalar argument beside an int one.
+inline Result<TracedKernel> traceMaskedScale() {
+  auto scale = [](tl::Ptr<float> x, tl::Ptr<float> out, tl::Scalar<float> s, tl::Scalar<int32_t> n) {
+    tl::Tile offs = tl::program_id(0) * kScaleBlock + tl::arange(0, kScaleBlock);
+    tl::Tile mask = offs < n;
+    tl::store(out + offs, tl::load(x + offs, mask) * s + 1, mask);
+  };
+  return trace("masked_scale", scale, {.numWarps = 2, .argNames = {"x", "out", "s", "n"}});
+}
+inline float maskedScaleReference(float x, float s) { return x * s + 1.0f; }
+
+inline constexpr int kIntBlock = 128;
+/// Integer arithmetic and mask logic: q = a / b, r = a % b, out = q - 3r, written only where
+/// offs < n and (!(q < r) | r == 0); other elements are left untouched.
+inline Result<TracedKernel> traceIntMix() {
+  auto mix = [](tl::Ptr<int32_t> a, tl::Ptr<int32_t> b, tl::Ptr<int32_t> out, tl::Scalar<int32_t> n) {
+    tl::Tile offs = tl::program_id(0) * kIntBlock + tl::arange(0, kIntBlock);
+    tl::Tile inside = offs < n;
+    tl::Tile av = tl::load(a + offs, inside, 0);
+    tl::Tile bv = tl::load(b + offs, inside, 1);
+    tl::Tile q = av / bv;
+    tl::Tile r = av % bv;
+    tl::Tile keep = !(q < r) | (r == 0);
+    tl::store(out + offs, q - r * 3, inside & keep);
+  };
+  return trace("int_mix", mix, {.numWarps = 4, .argNames = {"a", "b", "out", "n"}});
+}
+/// Whether int_mix writes element i, and what.
+inline bool intMixWrites(int32_t a, int32_t b, int32_t *value) {
+  int32_t q = a / b, r = a % b;
+  *value = q - r * 3;
+  return !(q < r) || r == 0;
+}
+
+inline constexpr int kSmallBlock = 16;
+/// A 16-element tile in a program of 4 warps: most threads of the program hold no element.
+/// out = -x + y, where masked-off y reads give 0.5.
+inline Result<TracedKernel> traceSmallTile() {
+  auto small = [](tl::Ptr<float> x, tl::Ptr<float> y, tl::Ptr<float> out, tl::Scalar<int32_t> n) {
+    tl::Tile offs = tl::program_id(0) * kSmallBlock + tl::arange(0, kSmallBlock);
+    tl::Tile mask = offs < n;
+    tl::store(out + offs, -tl::load(x + offs, mask) + tl::load(y + offs, mask, 0.5), mask);
+  };
+  return trace("small_tile", small, {.numWarps = 4, .argNames = {"x", "y", "out", "n"}});
+}
+
+/// Every kernel the artifact tests compile, with a label for messages.
+struct NamedKernel {
+  std::string label;
+  TracedKernel kernel;
+};
+inline std::vector<NamedKernel> artifactKernels() {
+  std::vector<NamedKernel> out;
+  for (int block : {128, 1024})
+    for (uint32_t warps : {1u, 4u, 8u})
+      out.push_back({"vector_add BLOCK=" + std::to_string(block) + " numWarps=" + std::to_string(warps),
+                     require(traceVectorAdd(block, warps), "trace vector_add")});
+  out.push_back({"masked_scale", require(traceMaskedScale(), "trace masked_scale")});
+  out.push_back({"int_mix", require(traceIntMix(), "trace int_mix")});
+  out.push_back({"small_tile", require(traceSmallTile(), "trace small_tile")});
+  return out;
+}
+
+// ---- artifacts -----------------------------------------------------------------------------
+
+inline constexpr uint32_t kSpirvMagic = 0x07230203;
+
+/// SPIR-V artifact code is little-endian words, whatever the host.
+inline std::vector<uint32_t> spirvWords(const Artifact &a) {
+  std::vector<uint32_t> words(a.code.size() / 4);
+  for (size_t i = 0; i < words.size(); ++i)
+    for (int k = 0; k < 4; ++k) words[i] |= uint32_t(a.code[i * 4 + k]) << (8 * k);
+  return words;
+}
+
+inline std::string ptxText(const Artifact &a) { return std::string(a.code.begin(), a.code.end()); }
+
+/// ptxas from TESSERA_PTXAS, else the CUDA toolkit's, else PATH; empty when there is none.
+inline std::string findPtxas() {
+  namespace fs = std::filesystem;
+  auto executable = [](const fs::path &p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) && (fs::status(p, ec).permissions() & fs::perms::owner_exec) != fs::perms::none;
+  };
+  if (const char *env = std::getenv("TESSERA_PTXAS"); env && *env)
+    return executable(env) ? std::string(env) : std::string();
+  if (executable("/usr/local/cuda/bin/ptxas")) return "/usr/local/cuda/bin/ptxas";
+  if (const char *path = std::getenv("PATH")) {
+    std::string dirs = path;
+    for (size_t start = 0; start <= dirs.size();) {
+      size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      fs::path candidate = fs::path(dirs.substr(start, end - start)) / "ptxas";
+      if (end > start && executable(candidate)) return candidate.string();
+      start = end + 1;
+    }
+  }
+  return {};
+}
+
+} // namespace tessera::test

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# GPU test-machine side (after scripts/stage-gpu.sh here and carrying .gpu and .gpu-stage):
+# brings up the NVIDIA Vulkan driver, then runs `tessera devices`, the vector-add example
+# through CUDA and through Vulkan at every conformance size, the conformance suite and the
+# runtime tests. Logs go to $OUT (or ./gpu-out).
+set -u
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+for f in .gpu/debs/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+S=.gpu-stage
+status=0
+exec > >(tee "$out/gpu-run.log") 2>&1
+echo "== $(date -u +%F' '%T) $(nvidia-smi -L 2>/dev/null | head -1)"
+echo "== tessera devices"
+$S/bin/tessera devices || status=1
+$S/bin/tessera devices --json > "$out/devices.json" || status=1
+for backend in cuda vulkan; do
+  echo "== 01_vector_add, TESSERA_BACKEND=$backend"
+  for n in 0 1 1023 1024 1025 16777219 268435456; do
+    for b in 128 1024; do
+      TESSERA_BACKEND=$backend $S/bin/01_vector_add_aot $n --block=$b --package-dir=$S/pkgs/example || status=1
+    done
+  done
+done
+echo "== tessera-conformance-aot"
+$S/bin/tessera-conformance-aot --packages=$S/pkgs/conformance || status=1
+echo "== tessera-runtime-tests"
+TESSERA_TEST_NO_LAVAPIPE=1 $S/bin/tessera-runtime-tests 2>&1 | tail -4
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "== exit status $status"
+exit $status

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Build machine side of a GPU test-machine run: fills the ignored folder .gpu-stage/ with the
+# runtime, the runtime-only test and example binaries, and the kernel packages they load
+# (compiled here: the GPU machine has no LLVM/MLIR). Carry .gpu and .gpu-stage to the machine
+# and run scripts/gpu-run.sh there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake --build build -j "${TESSERA_JOBS:-$(nproc)}"
+rm -rf .gpu-stage
+mkdir -p .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/example .gpu-stage/pkgs/conformance
+cp build/bin/tessera build/bin/tessera-runtime-tests build/bin/01_vector_add_aot \
+   build/bin/tessera-conformance-aot .gpu-stage/bin/
+cp -L build/lib/libtessera_runtime.so .gpu-stage/lib/
+for b in 128 1024; do
+  build/bin/01_vector_add 1 --block=$b --write-package=.gpu-stage/pkgs/example >/dev/null
+done
+build/bin/tessera-conformance --write-packages=.gpu-stage/pkgs/conformance >/dev/null
+du -sh .gpu-stage
