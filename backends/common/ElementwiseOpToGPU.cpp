@@ -9,11 +9,6 @@ using namespace mlir;
 namespace tessera::backend {
 namespace {
 
-bool touchesTiles(Operation *op) {
-  auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
-  return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);
-}
-
 /// arith.<op> %a, %b : tensor<N x T>  =>  arith.<op> %a_j, %b_j : T  for each element j.
 struct ElementwiseLowering final : ConversionPattern {
   ElementwiseLowering(TypeConverter &tc, MLIRContext *ctx)

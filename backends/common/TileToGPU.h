@@ -20,6 +20,12 @@ struct TileLowering {
   }
 };
 
+/// Does `op` take or produce a tile (and so still need lowering)?
+inline bool touchesTiles(mlir::Operation *op) {
+  auto isTile = [](mlir::Type t) { return mlir::isa<mlir::RankedTensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);
+}
+
 /// Converts a tile type to the scalars one thread holds (1:N); other types stay.
 class TileTypeConverter : public mlir::TypeConverter {
 public:

@@ -37,11 +37,6 @@ TileTypeConverter::TileTypeConverter(const TileLowering &lowering) {
 
 namespace {
 
-bool touchesTiles(Operation *op) {
-  auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
-  return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);
-}
-
 /// Moves `kernel` into a new gpu.func of `gpuModule` and lowers its tiles.
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target) {
   MLIRContext *ctx = kernel.getContext();
