@@ -204,6 +204,11 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     if (failed(pm.run(*module)))
       return diags.failure(what);
   }
+  uint32_t sharedBytes = 0;
+  module->walk([&](Operation *op) {
+    if (auto a = op->getAttrOfType<IntegerAttr>(backend::kSharedBytesAttr))
+      sharedBytes = std::max<uint32_t>(sharedBytes, uint32_t(a.getInt()));
+  });
   if (done(Stage::GPU))
     return Status();
 
@@ -218,6 +223,12 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     std::string ptx, error;
     if (failed(backend::translateToPTX(*module, ptx, error)))
       return diags.failure(what + ": " + error, StatusCode::Internal);
+    if (size_t at = ptx.find(".extern .func"); at != std::string::npos) {
+      std::string fn = ptx.substr(at, ptx.find('(', at) - at);
+      return Status(StatusCode::Unavailable, what + ": the PTX calls " + fn.substr(fn.rfind(' ') + 1) +
+                                                 ", a libdevice math function, but no CUDA toolkit with "
+                                                 "nvvm/libdevice was found; set CUDA_HOME to the toolkit");
+    }
     if (stop == Stage::PTX) {
       *text = std::move(ptx);
       return Status();
@@ -228,6 +239,8 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       return Status(StatusCode::InvalidArgument, std::string("stage '") + toString(*stop) + "' is for PTX targets");
     if (failed(backend::lowerGPUToSPIRV(*module)))
       return diags.failure(what, StatusCode::Internal);
+    if (std::string error; failed(backend::checkBufferABI(*module, kernel.signature(), error)))
+      return Status(StatusCode::Unsupported, what + ": " + error);
     if (done(Stage::SPIRVMLIR))
       return Status();
     std::vector<uint32_t> words;
@@ -249,7 +262,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
   artifact->target = target;
   artifact->entryPoint = kernel.name();
   artifact->blockSize = {kernel.numWarps() * target.subgroupSize, 1, 1};
-  artifact->sharedMemBytes = 0;
+  artifact->sharedMemBytes = sharedBytes;
   artifact->pushConstantBytes = 0;
   if (target.kind == TargetKind::SPIRV)
     for (const ArgSpec &a : kernel.signature())

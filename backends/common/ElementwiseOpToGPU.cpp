@@ -1,7 +1,8 @@
-// Lowering of element-wise arith ops on tiles: the same op on each element a thread holds.
+// Lowering of element-wise arith and math ops on tiles: the same op on each element a thread holds.
 #include "TileToGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
@@ -16,7 +17,7 @@ struct ElementwiseLowering final : ConversionPattern {
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
                                 ConversionPatternRewriter &r) const override {
-    if (!isa<arith::ArithDialect>(op->getDialect()) || isa<arith::ConstantOp>(op) ||
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || isa<arith::ConstantOp>(op) ||
         !op->hasTrait<OpTrait::Elementwise>() || !touchesTiles(op))
       return failure();
     size_t n = 0;

@@ -35,15 +35,12 @@ struct ArangeLowering final : OpConversionPattern<tile::ArangeOp> {
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
     BlockedLayout layout = lowering.layoutOf(cast<RankedTensorType>(op.getType()));
-    Value owner = lowering.threadId;
-    if (layout.hasReplicas())
-      owner = arith::AndIOp::create(r, loc, owner, i32Const(r, loc, layout.owners - 1));
-    // First element of this thread: start + owner * vec.
-    Value first = arith::MulIOp::create(r, loc, owner, i32Const(r, loc, layout.vec));
+    // Element e of this thread is start + its coordinate.
+    Value first = lowering.threadOffset(r, loc, layout, 0);
     first = arith::AddIOp::create(r, loc, first, i32Const(r, loc, int32_t(op.getStart())));
     SmallVector<Value> elems;
-    for (int64_t j = 0; j < layout.perThread(); ++j) {
-      int64_t off = layout.strideOffset(j);
+    for (int64_t e = 0; e < layout.perThread(); ++e) {
+      int64_t off = layout.staticCoord(e, 0);
       elems.push_back(off == 0 ? first : Value(arith::AddIOp::create(r, loc, first, i32Const(r, loc, off))));
     }
     r.replaceOpWithMultiple(op, {ValueRange(elems)});

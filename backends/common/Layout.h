@@ -1,39 +1,105 @@
-// The blocked layout: which elements of a 1-D tile each thread of a program holds.
+// The blocked layout: which elements of a tile each thread of a program holds.
 #pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <cstdint>
 
 namespace tessera::backend {
 
-/// A tile of `length` elements over `threads` threads. Each thread holds runs of `vec`
-/// contiguous elements (a 16-byte vector of 32-bit values when the tile is big enough), the
-/// runs of all threads side by side, repeated `reps` times:
+/// A tile of shape d[0] x ... x d[r-1] (row major, the last dimension fastest) over `threads`
+/// threads. Along the last dimension each thread holds runs of `vec` contiguous elements (a
+/// 16-byte vector of 32-bit values when the tile is big enough); other dimensions hold one
+/// element per run. Threads are laid out innermost dimension first: t[r-1] threads side by side
+/// along the last dimension, then t[r-2] groups of them along the one before, and so on. Each
+/// thread repeats its pattern reps[k] times along dimension k. For thread `tid`:
 ///
-///   element j of thread t  =  (j / vec) * (vec * owners) + (t % owners) * vec + j % vec
+///   tid[r-1] = tid % t[r-1],  tid[k] = (tid / (t[k+1] * ... * t[r-1])) % t[k]
+///   coordinate k of a run  =  rep[k] * (size[k] * t[k]) + tid[k] * size[k]  (+ v on the last)
 ///
-/// When the tile has fewer runs than there are threads, threads t >= owners hold copies of
-/// thread t % owners's elements; only owners store. All quantities are powers of two.
+/// with size[k] = vec on the last dimension and 1 elsewhere. A thread's elements are numbered
+/// with rep[0] slowest, then rep[1], ..., rep[r-1], then v fastest. When the tile has fewer
+/// runs than there are threads, threads tid >= owners() hold copies of thread tid % owners()'s
+/// elements and never store them. All quantities are powers of two.
 struct BlockedLayout {
-  int64_t length = 1;
+  llvm::SmallVector<int64_t, 4> shape;
+  llvm::SmallVector<int64_t, 4> threadsPer; // t[k]
+  llvm::SmallVector<int64_t, 4> reps;       // reps[k]
   int64_t threads = 1;
   int64_t vec = 1;
-  int64_t owners = 1;
-  int64_t reps = 1;
 
-  static BlockedLayout get(int64_t length, int64_t threads, int64_t maxVec = 4) {
+  static BlockedLayout get(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t maxVec = 4) {
     BlockedLayout l;
-    l.length = length;
+    l.shape.assign(shape.begin(), shape.end());
     l.threads = threads;
-    l.vec = std::clamp<int64_t>(length / threads, 1, maxVec);
-    l.owners = std::min<int64_t>(threads, length / l.vec);
-    l.reps = length / (l.vec * l.owners);
+    int64_t r = int64_t(shape.size());
+    l.threadsPer.assign(r, 1);
+    l.reps.assign(r, 1);
+    if (r == 0)
+      return l;
+    int64_t total = 1;
+    for (int64_t d : shape)
+      total *= d;
+    l.vec = std::clamp<int64_t>(total / threads, 1, std::min(maxVec, shape.back()));
+    int64_t left = threads;
+    for (int64_t k = r - 1; k >= 0; --k) {
+      int64_t runs = shape[k] / l.size(k);
+      l.threadsPer[k] = std::min(left, runs);
+      left /= l.threadsPer[k];
+      l.reps[k] = runs / l.threadsPer[k];
+    }
     return l;
   }
-  int64_t perThread() const { return vec * reps; }
-  bool hasReplicas() const { return owners < threads; }
-  /// Offset of element j of a thread from that thread's first element.
-  int64_t strideOffset(int64_t j) const { return (j / vec) * (vec * owners) + j % vec; }
+
+  int64_t rank() const { return int64_t(shape.size()); }
+  /// Elements per run along dimension k.
+  int64_t size(int64_t k) const { return k == rank() - 1 ? vec : 1; }
+  int64_t owners() const {
+    int64_t o = 1;
+    for (int64_t t : threadsPer)
+      o *= t;
+    return o;
+  }
+  bool hasReplicas() const { return owners() < threads; }
+  int64_t perThread() const {
+    int64_t n = vec;
+    for (int64_t r : reps)
+      n *= r;
+    return rank() == 0 ? 1 : n;
+  }
+  /// Product of threadsPer[j] for j > k: how far apart in thread index neighbours along k are.
+  int64_t threadStride(int64_t k) const {
+    int64_t s = 1;
+    for (int64_t j = k + 1; j < rank(); ++j)
+      s *= threadsPer[j];
+    return s;
+  }
+  int64_t threadIndex(int64_t tid, int64_t k) const { return (tid / threadStride(k)) % threadsPer[k]; }
+
+  /// Coordinate along dimension k of element e of a thread, minus the thread's own offset
+  /// tid[k] * size(k): the part known at compile time.
+  int64_t staticCoord(int64_t e, int64_t k) const {
+    int64_t v = e % vec, rest = e / vec;
+    llvm::SmallVector<int64_t, 4> rep(rank());
+    for (int64_t j = rank() - 1; j >= 0; --j) {
+      rep[j] = rest % reps[j];
+      rest /= reps[j];
+    }
+    return rep[k] * size(k) * threadsPer[k] + (k == rank() - 1 ? v : 0);
+  }
+  /// Full coordinate along k of element e of thread tid (for compile-time planning).
+  int64_t coord(int64_t tid, int64_t e, int64_t k) const {
+    return staticCoord(e, k) + threadIndex(tid, k) * size(k);
+  }
+  /// Row-major linear index of element e of thread tid.
+  int64_t linear(int64_t tid, int64_t e) const {
+    int64_t idx = 0;
+    for (int64_t k = 0; k < rank(); ++k)
+      idx = idx * shape[k] + coord(tid, e, k);
+    return idx;
+  }
 };
 
 } // namespace tessera::backend

@@ -56,11 +56,7 @@ struct StoreLowering final : OpConversionPattern<tile::StoreOp> {
     Value buffer = adaptor.getPtr().front();
     ValueRange offsets = adaptor.getOffsets(), values = adaptor.getValue(), mask = adaptor.getMask();
     // Threads holding copies of another thread's elements do not store them again.
-    Value owner;
-    if (layout.hasReplicas()) {
-      Value limit = arith::ConstantOp::create(r, loc, r.getI32IntegerAttr(int32_t(layout.owners)));
-      owner = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::ult, lowering.threadId, limit);
-    }
+    Value owner = lowering.ownerPredicate(r, loc, layout);
     for (size_t j = 0; j < offsets.size(); ++j) {
       Value cond = mask.empty() ? owner : mask[j];
       if (owner && !mask.empty())

@@ -40,6 +40,15 @@ public:
   virtual void storeElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                             mlir::Value index, mlir::Value value) const = 0;
 
+  /// A shared-memory (workgroup) array of `count` elements of `elem` for kernel `func`, usable
+  /// at `b`'s insertion point, and access to it with an i32 index.
+  virtual mlir::Value allocShared(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func,
+                                  mlir::Type elem, int64_t count) const = 0;
+  virtual mlir::Value loadShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
+                                 mlir::Value index, mlir::Type elem) const = 0;
+  virtual void storeShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
+                           mlir::Value index, mlir::Value value) const = 0;
+
   /// Target attributes on the kernel module (SPIR-V target environment, ...).
   virtual void annotateModule(mlir::gpu::GPUModuleOp module) const = 0;
   /// Launch-shape attributes on a kernel: `threads` threads per program.

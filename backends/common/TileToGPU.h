@@ -10,15 +10,56 @@
 
 namespace tessera::backend {
 
-/// What every lowering pattern of one kernel shares.
+/// Shared-memory bytes a lowered kernel uses (an i32 attribute on its gpu.func).
+inline constexpr llvm::StringLiteral kSharedBytesAttr = "tessera.shared_bytes";
+
+/// A scratch array in shared (workgroup) memory, of 32- or 64-bit elements.
+struct SharedBuffer {
+  mlir::Value handle;
+  mlir::Type storedType; // what the memory holds: f32, i32 or i64
+};
+
+/// What every lowering pattern of one kernel shares, and the code-building helpers they use.
 struct TileLowering {
   const TargetInfo &target;
   int64_t threads;       // threads per program
   mlir::Value threadId;  // i32, this thread's index in the program
+  mlir::Operation *kernel; // the gpu.func being lowered
+  mutable int64_t sharedBytes = 0; // shared memory allocated so far
+
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
-    return BlockedLayout::get(type.getDimSize(0), threads);
+    return BlockedLayout::get(type.getShape(), threads);
   }
+  mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v) const;
+  /// tid[k] * size(k) of this thread: its own offset along dimension k.
+  mlir::Value threadOffset(mlir::OpBuilder &b, mlir::Location loc, const BlockedLayout &l, int64_t k) const;
+  /// Coordinate along dimension k of element e of this thread.
+  mlir::Value elementCoord(mlir::OpBuilder &b, mlir::Location loc, const BlockedLayout &l, int64_t e, int64_t k) const;
+  /// Σ_k coef[k] * threadOffset(k): the thread-dependent part of a linear index.
+  mlir::Value threadLinear(mlir::OpBuilder &b, mlir::Location loc, const BlockedLayout &l,
+                           llvm::ArrayRef<int64_t> coef) const;
+  /// tid < owners, or a null Value when every thread owns its elements.
+  mlir::Value ownerPredicate(mlir::OpBuilder &b, mlir::Location loc, const BlockedLayout &l) const;
+
+  /// Shared scratch for `count` values of `elem` (stored widened to 32 bits where narrower).
+  SharedBuffer allocShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elem, int64_t count) const;
+  void storeShared(mlir::OpBuilder &b, mlir::Location loc, const SharedBuffer &buf, mlir::Value index,
+                   mlir::Value value) const;
+  mlir::Value loadShared(mlir::OpBuilder &b, mlir::Location loc, const SharedBuffer &buf, mlir::Value index,
+                         mlir::Type elem) const;
+  void barrier(mlir::OpBuilder &b, mlir::Location loc) const;
+
+  /// Redistributes a tile: element e of this thread in `dst` becomes the source element at
+  /// row-major index Σ_k coef[k] * coord_k(e) of `src`. Stays in registers when every thread
+  /// already holds what it needs at one position for all threads; otherwise goes through
+  /// shared memory.
+  llvm::SmallVector<mlir::Value> remap(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange src,
+                                       const BlockedLayout &srcLayout, const BlockedLayout &dstLayout,
+                                       llvm::ArrayRef<int64_t> coef) const;
 };
+
+/// Row-major strides of a shape.
+llvm::SmallVector<int64_t, 4> stridesOf(llvm::ArrayRef<int64_t> shape);
 
 /// Does `op` take or produce a tile (and so still need lowering)?
 inline bool touchesTiles(mlir::Operation *op) {
@@ -36,6 +77,10 @@ void populateGridOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConvert
                                  mlir::RewritePatternSet &patterns);
 void populateElementwiseOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
                                         mlir::RewritePatternSet &patterns);
+void populateShapeOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+void populateReduceOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 void populateLoadStoreOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns);
 

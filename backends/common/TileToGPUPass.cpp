@@ -98,17 +98,22 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   entry.getOperations().splice(entry.end(), body.getOperations());
   kernel.erase();
 
-  TileLowering lowering{target, threads, tid};
+  TileLowering lowering{target, threads, tid, func};
   TileTypeConverter converter(lowering);
   RewritePatternSet patterns(ctx);
   populateGridOpToGPUPatterns(lowering, converter, patterns);
   populateElementwiseOpToGPUPatterns(lowering, converter, patterns);
   populateLoadStoreOpToGPUPatterns(lowering, converter, patterns);
+  populateShapeOpToGPUPatterns(lowering, converter, patterns);
+  populateReduceOpToGPUPatterns(lowering, converter, patterns);
   ConversionTarget legal(*ctx);
   legal.addIllegalDialect<tile::TileDialect>();
   legal.addLegalOp<tile::PushConstantOp>();
   legal.markUnknownOpDynamicallyLegal([](Operation *op) { return !touchesTiles(op); });
-  return applyPartialConversion(func, legal, std::move(patterns));
+  if (failed(applyPartialConversion(func, legal, std::move(patterns))))
+    return failure();
+  func->setAttr(kSharedBytesAttr, b.getI32IntegerAttr(int32_t(lowering.sharedBytes)));
+  return success();
 }
 
 struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {

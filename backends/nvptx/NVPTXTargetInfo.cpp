@@ -13,6 +13,7 @@ void registerNVPTXLoweringDialects(DialectRegistry &registry) { registry.insert<
 namespace {
 
 constexpr unsigned kGlobalAddressSpace = 1;
+constexpr unsigned kSharedAddressSpace = 3;
 
 class NVPTXTargetInfo final : public TargetInfo {
 public:
@@ -40,6 +41,32 @@ public:
     Value p = LLVM::GEPOp::create(b, loc, buffer.getType(), value.getType(), buffer, ValueRange{index},
                                   LLVM::GEPNoWrapFlags::inbounds);
     LLVM::StoreOp::create(b, loc, value, p);
+  }
+
+  Value allocShared(OpBuilder &b, Location loc, gpu::GPUFuncOp func, Type elem, int64_t count) const override {
+    auto module = func->getParentOfType<gpu::GPUModuleOp>();
+    std::string name;
+    for (int i = 0;; ++i) {
+      name = "__tessera_shared_" + std::to_string(i);
+      if (!SymbolTable::lookupSymbolIn(module, name))
+        break;
+    }
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(elem, count), /*isConstant=*/false,
+                             LLVM::Linkage::Internal, name, Attribute(), /*alignment=*/16, kSharedAddressSpace);
+    }
+    return LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
+                                     FlatSymbolRefAttr::get(b.getContext(), name));
+  }
+
+  Value loadShared(OpBuilder &b, Location loc, Value buffer, Value index, Type elem) const override {
+    return loadElement(b, loc, buffer, index, elem);
+  }
+
+  void storeShared(OpBuilder &b, Location loc, Value buffer, Value index, Value value) const override {
+    storeElement(b, loc, buffer, index, value);
   }
 
   void annotateModule(gpu::GPUModuleOp) const override {}

@@ -5,6 +5,9 @@
 #include "Tile/IR/TileDialect.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
 #include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
 #include "mlir/Conversion/MathToSPIRV/MathToSPIRV.h"
@@ -42,6 +45,61 @@ struct PushConstantLowering final : OpConversionPattern<tile::PushConstantOp> {
   }
 };
 
+/// Whether a type is or holds bf16.
+bool holdsBF16(Type t) {
+  if (auto m = dyn_cast<MemRefType>(t))
+    return m.getElementType().isBF16();
+  return t.isBF16();
+}
+
+Type asI16(Type t) {
+  Type i16 = IntegerType::get(t.getContext(), 16);
+  if (auto m = dyn_cast<MemRefType>(t))
+    return MemRefType::get(m.getShape(), i16, m.getLayout(), m.getMemorySpace());
+  return i16;
+}
+
+/// Vulkan devices need not have bf16, so bf16 lives in 16-bit integers: conversions to and
+/// from f32 become integer operations (round to nearest even), and what is left of bf16 only
+/// moves data (loads, stores, selects, branches), which is the same on i16.
+LogicalResult legalizeBF16(gpu::GPUModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  arith::populateExpandBFloat16Patterns(patterns);
+  if (failed(applyPatternsGreedily(module, std::move(patterns))))
+    return failure();
+  WalkResult walk = module.walk([](Operation *op) {
+    if (isa<arith::ArithDialect>(op->getDialect()) && !isa<arith::BitcastOp, arith::SelectOp, arith::ConstantOp>(op))
+      for (Type t : op->getOperandTypes())
+        if (t.isBF16())
+          return WalkResult(op->emitOpError("bf16 arithmetic is not supported on SPIR-V (the front end computes in f32)"));
+    for (Value r : op->getResults())
+      if (holdsBF16(r.getType()))
+        r.setType(asI16(r.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument a : block.getArguments())
+          if (holdsBF16(a.getType()))
+            a.setType(asI16(a.getType()));
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  // gpu.func signatures carry their argument types in an attribute too.
+  for (auto f : module.getOps<gpu::GPUFuncOp>()) {
+    SmallVector<Type> inputs(f.getArgumentTypes());
+    for (Type &t : inputs)
+      if (holdsBF16(t))
+        t = asI16(t);
+    f.setFunctionType(FunctionType::get(f.getContext(), inputs, {}));
+  }
+  // A constant of bf16 bits retyped to i16 must be an integer attribute again.
+  module.walk([](arith::ConstantOp c) {
+    if (auto f = dyn_cast<FloatAttr>(c.getValue()); f && c.getType().isInteger(16))
+      c.setValueAttr(IntegerAttr::get(c.getType(), f.getValue().bitcastToAPInt()));
+  });
+  return success();
+}
+
 } // namespace
 
 void registerSPIRVBackend(DialectRegistry &registry) {
@@ -52,9 +110,16 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
   for (gpu::GPUModuleOp gpuModule : gpuModules) {
+    // GLSL.std.450 has no erf: expand it into a polynomial first.
+    RewritePatternSet math(ctx);
+    populatePolynomialApproximateErfPattern(math);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(math))) || failed(legalizeBF16(gpuModule)))
+      return failure();
     spirv::TargetEnvAttr targetAttr = spirv::lookupTargetEnvOrDefault(gpuModule);
     std::unique_ptr<ConversionTarget> target = SPIRVConversionTarget::get(targetAttr);
     SPIRVConversionOptions options;
+    // Never widen 8/16-bit buffers to 32 bits behind the user's back: fail instead.
+    options.emulateLT32BitScalarTypes = false;
     SPIRVTypeConverter typeConverter(targetAttr, options);
     RewritePatternSet patterns(ctx);
     populateGPUToSPIRVPatterns(typeConverter, patterns);
@@ -73,6 +138,30 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module) {
   spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
   return pm.run(module);
+}
+
+LogicalResult checkBufferABI(ModuleOp module, const std::vector<ArgSpec> &signature, std::string &error) {
+  LogicalResult result = success();
+  module.walk([&](spirv::GlobalVariableOp var) {
+    auto binding = var.getBindingAttr();
+    auto ptr = dyn_cast<spirv::PointerType>(var.getType());
+    if (!binding || !ptr || ptr.getStorageClass() != spirv::StorageClass::StorageBuffer)
+      return;
+    auto block = dyn_cast<spirv::StructType>(ptr.getPointeeType());
+    auto array = block ? dyn_cast<spirv::RuntimeArrayType>(block.getElementType(0)) : nullptr;
+    if (!array)
+      return;
+    unsigned bits = array.getElementType().getIntOrFloatBitWidth();
+    for (const ArgSpec &a : signature)
+      if (a.kind == ArgKind::Buffer && a.abiSlot == binding.getInt() && bits != sizeOf(a.dtype) * 8) {
+        error = "buffer argument '" + a.name + "' holds " + std::string(toString(a.dtype)) +
+                " but the SPIR-V module would access it as " + std::to_string(bits) +
+                "-bit elements; the target lacks the capabilities for " + std::to_string(sizeOf(a.dtype) * 8) +
+                "-bit storage";
+        result = failure();
+      }
+  });
+  return result;
 }
 
 LogicalResult serializeSPIRV(ModuleOp module, std::vector<uint32_t> &words, std::string &error) {

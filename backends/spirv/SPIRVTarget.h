@@ -25,6 +25,9 @@ void registerSPIRVBackend(mlir::DialectRegistry &registry);
 /// Converts the gpu.module of `module` (after convert-tile-to-gpu) into a spirv.module,
 /// in place. Diagnostics go to the context's handler.
 mlir::LogicalResult lowerGPUToSPIRV(mlir::ModuleOp module);
+/// Fails when a buffer's element width in the SPIR-V differs from the declared dtype (the
+/// upstream conversion may widen 8/16-bit buffers when capabilities are missing).
+mlir::LogicalResult checkBufferABI(mlir::ModuleOp module, const std::vector<ArgSpec> &signature, std::string &error);
 /// Serializes the module's spirv.module to words.
 mlir::LogicalResult serializeSPIRV(mlir::ModuleOp module, std::vector<uint32_t> &words,
                                    std::string &error);

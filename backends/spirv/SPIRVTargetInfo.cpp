@@ -23,11 +23,17 @@ spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize) {
   using spirv::Capability;
   // Vulkan 1.1 guarantees SPIR-V 1.3 and subgroup operations; update-vce later trims the
   // capabilities to those the module uses.
+  // The optional capabilities are those every current desktop driver and lavapipe offer; the
+  // runtime checks the ones a module uses against the device before creating a pipeline.
   auto triple = spirv::VerCapExtAttr::get(
       spirv::Version::V_1_3,
       {Capability::Shader, Capability::GroupNonUniform, Capability::GroupNonUniformArithmetic,
-       Capability::GroupNonUniformShuffle, Capability::GroupNonUniformBallot},
-      {spirv::Extension::SPV_KHR_storage_buffer_storage_class}, ctx);
+       Capability::GroupNonUniformShuffle, Capability::GroupNonUniformBallot, Capability::Float16,
+       Capability::Int8, Capability::Int16, Capability::Int64, Capability::StorageBuffer16BitAccess,
+       Capability::StorageBuffer8BitAccess},
+      {spirv::Extension::SPV_KHR_storage_buffer_storage_class, spirv::Extension::SPV_KHR_16bit_storage,
+       spirv::Extension::SPV_KHR_8bit_storage},
+      ctx);
   Builder b(ctx);
   auto limits = spirv::ResourceLimitsAttr::get(
       ctx, /*max_compute_shared_memory_size=*/32768, /*max_compute_workgroup_invocations=*/1024,
@@ -54,6 +60,12 @@ public:
   Value abiArgument(OpBuilder &b, Location loc, const ArgSpec &spec, Type type,
                     uint32_t blockBytes) const override {
     Value word = tile::PushConstantOp::create(b, loc, b.getI32Type(), spec.abiSlot, blockBytes);
+    if (type.isInteger(64)) { // two words, low first (little endian)
+      Value high = tile::PushConstantOp::create(b, loc, b.getI32Type(), spec.abiSlot + 4, blockBytes);
+      Value lo = arith::ExtUIOp::create(b, loc, type, word), hi = arith::ExtUIOp::create(b, loc, type, high);
+      hi = arith::ShLIOp::create(b, loc, hi, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32)));
+      return arith::OrIOp::create(b, loc, lo, hi);
+    }
     if (type.isInteger(32))
       return word;
     return arith::BitcastOp::create(b, loc, type, word);
@@ -73,6 +85,22 @@ public:
   void storeElement(OpBuilder &b, Location loc, Value buffer, Value index, Value value) const override {
     Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
     memref::StoreOp::create(b, loc, value, buffer, ValueRange{i});
+  }
+
+  Value allocShared(OpBuilder &b, Location loc, gpu::GPUFuncOp func, Type elem, int64_t count) const override {
+    // Workgroup variables live at module scope in SPIR-V; the alloc goes first in the kernel.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&func.getBody().front());
+    auto space = spirv::StorageClassAttr::get(b.getContext(), spirv::StorageClass::Workgroup);
+    return memref::AllocOp::create(b, loc, MemRefType::get({count}, elem, MemRefLayoutAttrInterface{}, space));
+  }
+
+  Value loadShared(OpBuilder &b, Location loc, Value buffer, Value index, Type elem) const override {
+    return loadElement(b, loc, buffer, index, elem);
+  }
+
+  void storeShared(OpBuilder &b, Location loc, Value buffer, Value index, Value value) const override {
+    storeElement(b, loc, buffer, index, value);
   }
 
   void annotateModule(gpu::GPUModuleOp module) const override {

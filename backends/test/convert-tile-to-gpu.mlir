@@ -7,7 +7,7 @@
 // SPIRV: gpu.module @tessera_kernels attributes {spirv.target_env = {{.*}}subgroup_size = 8
 // SPIRV-LABEL: gpu.func @copy
 // SPIRV-SAME: (%[[X:.*]]: memref<?xf32, #spirv.storage_class<StorageBuffer>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %[[Y:.*]]: memref<?xf32, #spirv.storage_class<StorageBuffer>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>})
-// SPIRV-SAME: kernel attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [32, 1, 1]>}
+// SPIRV-SAME: kernel attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [32, 1, 1]>, tessera.shared_bytes = 0 : i32}
 // The scalar n travels in the push-constant block, not as a parameter.
 // SPIRV: %[[N:.*]] = tile.push_constant 0 of 4 : i32
 // Each thread holds elements 2*tid and 2*tid + 1.
@@ -24,7 +24,7 @@
 // SPIRV-NOT: tile.store
 
 // NVPTX-LABEL: gpu.func @copy
-// NVPTX-SAME: (%[[X:.*]]: !llvm.ptr<1>, %[[Y:.*]]: !llvm.ptr<1>, %[[N:.*]]: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// NVPTX-SAME: (%[[X:.*]]: !llvm.ptr<1>, %[[Y:.*]]: !llvm.ptr<1>, %[[N:.*]]: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>, tessera.shared_bytes = 0 : i32}
 // Threads 64..127 hold copies of threads 0..63 and must not store.
 // NVPTX: %[[TID:.*]] = arith.index_cast %{{.*}} : index to i32
 // NVPTX: llvm.getelementptr inbounds %[[X]][%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32

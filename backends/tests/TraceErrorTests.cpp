@@ -79,19 +79,19 @@ TEST_CASE("trace_error.float_constant_with_i32_tile") {
 TEST_CASE("trace_error.and_on_non_masks") {
   int line = 0;
   auto r = trace("bad", [&](tl::Ptr<float>) {
-    tl::Tile offs = tl::arange(0, 32);
-    line = __LINE__; (void)(offs & offs);
+    tl::Tile f = tl::full({32}, 1.0f, DType::F32);
+    line = __LINE__; (void)(f & f);
   });
-  expectUserError(r, line, "'&' needs masks (bool tiles), got i32");
+  expectUserError(r, line, "'&' needs integers or masks, got f32");
 }
 
 TEST_CASE("trace_error.not_on_non_mask") {
   int line = 0;
   auto r = trace("bad", [&](tl::Ptr<float>) {
-    tl::Tile offs = tl::arange(0, 32);
-    line = __LINE__; (void)!offs;
+    tl::Tile f = tl::full({32}, 1.0f, DType::F32);
+    line = __LINE__; (void)!f;
   });
-  expectUserError(r, line, "'!' needs a mask (bool tile)");
+  expectUserError(r, line, "'!' needs a mask (bool tile) or integers");
 }
 
 TEST_CASE("trace_error.load_mask_not_a_mask") {

@@ -39,7 +39,7 @@ func::FuncOp KernelImpl::kernelFunc() const {
 
 std::shared_ptr<MLIRContext> makeTileContext() {
   auto ctx = std::make_shared<MLIRContext>(MLIRContext::Threading::DISABLED);
-  ctx->loadDialect<tile::TileDialect, arith::ArithDialect, func::FuncDialect>();
+  ctx->loadDialect<tile::TileDialect, arith::ArithDialect, func::FuncDialect, math::MathDialect>();
   return ctx;
 }
 
@@ -60,8 +60,18 @@ void assignAbiSlots(std::vector<ArgSpec> &signature) {
 static std::optional<DType> dtypeOfType(Type t) {
   if (t.isF32())
     return DType::F32;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isSignlessInteger(8))
+    return DType::I8;
+  if (t.isSignlessInteger(16))
+    return DType::I16;
   if (t.isSignlessInteger(32))
     return DType::I32;
+  if (t.isSignlessInteger(64))
+    return DType::I64;
   return std::nullopt;
 }
 
@@ -81,10 +91,20 @@ std::optional<std::vector<ArgSpec>> signatureOf(func::FuncOp f, std::string *err
       a.kind = ArgKind::Scalar;
     }
     std::optional<DType> dt = dtypeOfType(t);
+    if (auto named = f.getArgAttrOfType<StringAttr>(i, tile::kArgDTypeAttr)) {
+      std::optional<DType> u = parseDType(named.getValue());
+      if (!u || !dt || sizeOf(*u) != sizeOf(*dt)) {
+        llvm::raw_string_ostream os(*error);
+        os << "kernel '" << f.getName() << "' argument #" << i << " says dtype '" << named.getValue()
+           << "', which does not fit its type " << f.getArgument(i).getType();
+        return std::nullopt;
+      }
+      dt = u;
+    }
     if (!dt) {
       llvm::raw_string_ostream os(*error);
       os << "kernel '" << f.getName() << "' argument #" << i << " has type " << f.getArgument(i).getType()
-         << "; arguments must be !tile.ptr<f32|i32>, f32 or i32";
+         << "; arguments must be buffers (!tile.ptr<T>) or scalars of f32, f16, bf16, i8, i16, i32 or i64";
       return std::nullopt;
     }
     a.dtype = *dt;

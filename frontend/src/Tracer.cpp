@@ -1,87 +1,43 @@
-// The tracer: records each tile-language call of a kernel function as tile IR, checking
-// shapes and types as it goes and reporting mistakes at the user's source line.
-#include "KernelImpl.hpp"
+// The tracer: runs a kernel function once with symbolic arguments, recording each tile-language
+// call as tile IR; plus the value, dtype and shape helpers every traced operation shares.
+#include "TraceState.hpp"
 
-#include "Tile/IR/TileDialect.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 using namespace mlir;
-using tessera::tl::BinaryOp;
-using tessera::tl::Number;
-using tessera::tl::SourceLoc;
 
 namespace tessera::tracer {
-namespace {
 
-/// A mistake in the user's kernel; `trace` turns it into a CompileError Status.
-struct UserError {
-  std::string message;
-  SourceLoc loc;
-};
+void fail(SourceLoc loc, std::string message) { throw UserError{std::move(message), loc}; }
 
-[[noreturn]] void fail(SourceLoc loc, std::string message) { throw UserError{std::move(message), loc}; }
-
-const char *binaryName(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Rem: return "%";
-  case BinaryOp::And: return "&";
-  case BinaryOp::Or: return "|";
-  case BinaryOp::Lt: return "<";
-  case BinaryOp::Le: return "<=";
-  case BinaryOp::Gt: return ">";
-  case BinaryOp::Ge: return ">=";
-  case BinaryOp::Eq: return "==";
-  case BinaryOp::Ne: return "!=";
-  }
-  return "?";
+std::vector<int64_t> TVal::shape() const {
+  if (auto r = dyn_cast<RankedTensorType>(value.getType()))
+    return {r.getShape().begin(), r.getShape().end()};
+  return {};
 }
 
-bool isComparison(BinaryOp op) { return op >= BinaryOp::Lt; }
-bool isLogical(BinaryOp op) { return op == BinaryOp::And || op == BinaryOp::Or; }
+Location TraceState::loc(SourceLoc l) { return FileLineColLoc::get(ctx(), l.file_name(), l.line(), l.column()); }
 
-/// One kernel being traced. Values are referred to from the public API by index.
-struct TraceState {
-  std::shared_ptr<MLIRContext> context;
-  OwningOpRef<ModuleOp> module;
-  func::FuncOp func;
-  OpBuilder builder;
-  std::vector<Value> values;
-  std::vector<BlockArgument> args;
+uint32_t TraceState::add(Value v, DType t) {
+  values.push_back({v, t});
+  return uint32_t(values.size() - 1);
+}
 
-  explicit TraceState(std::shared_ptr<MLIRContext> ctx) : context(std::move(ctx)), builder(context.get()) {}
+const TVal &TraceState::get(uint32_t id, SourceLoc l) {
+  if (id >= values.size())
+    fail(l, "this tile was not produced by the kernel being traced (a default-constructed tl::Tile, or "
+            "one kept from another trace)");
+  return values[id];
+}
 
-  Location loc(SourceLoc l) {
-    return FileLineColLoc::get(context.get(), l.file_name(), l.line(), l.column());
-  }
-  uint32_t add(Value v) {
-    values.push_back(v);
-    return uint32_t(values.size() - 1);
-  }
-  Value get(uint32_t id, SourceLoc l) {
-    if (id >= values.size())
-      fail(l, "this tile was not produced by the kernel being traced (a default-constructed "
-              "tl::Tile, or one kept from another trace)");
-    return values[id];
-  }
-};
-
-thread_local TraceState *current = nullptr;
+static thread_local TraceState *current = nullptr;
 
 TraceState &state(SourceLoc loc) {
   if (!current)
@@ -89,139 +45,251 @@ TraceState &state(SourceLoc loc) {
   return *current;
 }
 
-Type elementTypeOf(Value v) { return getElementTypeOrSelf(v.getType()); }
-
-std::string describe(Value v) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  Type t = v.getType();
-  if (auto r = dyn_cast<RankedTensorType>(t)) {
-    os << "a tile of " << r.getDimSize(0) << " x " << r.getElementType();
-  } else {
-    os << "a scalar " << t;
-  }
-  return s;
-}
-
-std::string typeName(Type t) {
-  if (t.isInteger(1))
-    return "bool";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-int64_t lengthOf(Value v) {
-  if (auto r = dyn_cast<RankedTensorType>(v.getType()))
-    return r.getDimSize(0);
-  return 0; // scalar
-}
-
-/// Broadcasts a scalar to the shape of `like` (Triton's rule for a scalar and a 1-D tile).
-Value broadcastTo(TraceState &st, Value v, int64_t length, Location loc) {
-  if (length == 0 || isa<RankedTensorType>(v.getType()))
-    return v;
-  auto type = RankedTensorType::get({length}, v.getType());
-  return tile::SplatOp::create(st.builder, loc, type, v);
-}
-
-/// Makes two operands agree in shape, or explains why they cannot.
-std::pair<Value, Value> unify(TraceState &st, Value a, Value b, const char *what, SourceLoc sl) {
-  int64_t la = lengthOf(a), lb = lengthOf(b);
-  if (la != 0 && lb != 0 && la != lb)
-    fail(sl, std::string("shape mismatch in '") + what + "': " + describe(a) + " and " + describe(b) +
-                 "; both sides must have the same length, or one must be a scalar");
-  int64_t length = la ? la : lb;
-  Location loc = st.loc(sl);
-  return {broadcastTo(st, a, length, loc), broadcastTo(st, b, length, loc)};
-}
-
-std::string formatNumber(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-Value constantLike(TraceState &st, Type elem, Number n, SourceLoc sl) {
-  Location loc = st.loc(sl);
-  if (elem.isF32()) {
-    double v = n.isFloat ? n.f : double(n.i);
-    return arith::ConstantOp::create(st.builder, loc, st.builder.getF32FloatAttr(float(v)));
-  }
-  if (elem.isInteger(1))
-    fail(sl, "a number cannot be combined with a mask; compare it to get a mask, or use & and | "
-             "between masks");
-  if (n.isFloat)
-    fail(sl, "the floating-point constant " + formatNumber(n.f) +
-                 " is combined with an i32 tile; write an integer constant");
-  if (n.i < std::numeric_limits<int32_t>::min() || n.i > std::numeric_limits<int32_t>::max())
-    fail(sl, "the constant " + std::to_string(n.i) + " does not fit in i32");
-  return arith::ConstantOp::create(st.builder, loc, st.builder.getI32IntegerAttr(int32_t(n.i)));
-}
-
-Value emitBinary(TraceState &st, BinaryOp op, Value a, Value b, SourceLoc sl) {
-  Type ea = elementTypeOf(a), eb = elementTypeOf(b);
-  if (ea != eb)
-    fail(sl, std::string("type mismatch in '") + binaryName(op) + "': " + typeName(ea) + " and " +
-                 typeName(eb) + "; both operands must have the same element type");
-  auto [x, y] = unify(st, a, b, binaryName(op), sl);
-  Location loc = st.loc(sl);
-  OpBuilder &bld = st.builder;
-  bool isMask = ea.isInteger(1), isFloat = ea.isF32();
-  if (isMask != isLogical(op)) {
-    if (isMask)
-      fail(sl, std::string("'") + binaryName(op) + "' is not defined on masks; use & , | and ! "
-               "to combine masks");
-    fail(sl, std::string("'") + binaryName(op) + "' needs masks (bool tiles), got " + typeName(ea) +
-                 "; compare values first, e.g. (offs < n) & (offs >= 0)");
-  }
-  switch (op) {
-  case BinaryOp::Add: return isFloat ? Value(arith::AddFOp::create(bld, loc, x, y)) : Value(arith::AddIOp::create(bld, loc, x, y));
-  case BinaryOp::Sub: return isFloat ? Value(arith::SubFOp::create(bld, loc, x, y)) : Value(arith::SubIOp::create(bld, loc, x, y));
-  case BinaryOp::Mul: return isFloat ? Value(arith::MulFOp::create(bld, loc, x, y)) : Value(arith::MulIOp::create(bld, loc, x, y));
-  case BinaryOp::Div: return isFloat ? Value(arith::DivFOp::create(bld, loc, x, y)) : Value(arith::DivSIOp::create(bld, loc, x, y));
-  case BinaryOp::Rem: return isFloat ? Value(arith::RemFOp::create(bld, loc, x, y)) : Value(arith::RemSIOp::create(bld, loc, x, y));
-  case BinaryOp::And: return arith::AndIOp::create(bld, loc, x, y);
-  case BinaryOp::Or: return arith::OrIOp::create(bld, loc, x, y);
-  default: break;
-  }
-  // Comparisons: ordered for floats (false when either side is NaN), except != which is true
-  // for NaN, as in C++.
-  if (isFloat) {
-    arith::CmpFPredicate p;
-    switch (op) {
-    case BinaryOp::Lt: p = arith::CmpFPredicate::OLT; break;
-    case BinaryOp::Le: p = arith::CmpFPredicate::OLE; break;
-    case BinaryOp::Gt: p = arith::CmpFPredicate::OGT; break;
-    case BinaryOp::Ge: p = arith::CmpFPredicate::OGE; break;
-    case BinaryOp::Eq: p = arith::CmpFPredicate::OEQ; break;
-    default: p = arith::CmpFPredicate::UNE; break;
-    }
-    return arith::CmpFOp::create(bld, loc, p, x, y);
-  }
-  arith::CmpIPredicate p;
-  switch (op) {
-  case BinaryOp::Lt: p = arith::CmpIPredicate::slt; break;
-  case BinaryOp::Le: p = arith::CmpIPredicate::sle; break;
-  case BinaryOp::Gt: p = arith::CmpIPredicate::sgt; break;
-  case BinaryOp::Ge: p = arith::CmpIPredicate::sge; break;
-  case BinaryOp::Eq: p = arith::CmpIPredicate::eq; break;
-  default: p = arith::CmpIPredicate::ne; break;
-  }
-  return arith::CmpIOp::create(bld, loc, p, x, y);
-}
+// ---- dtypes ---------------------------------------------------------------------------------
 
 Type mlirType(MLIRContext *ctx, DType t) {
   switch (t) {
   case DType::F32: return Float32Type::get(ctx);
-  case DType::I32: return IntegerType::get(ctx, 32);
+  case DType::F16: return Float16Type::get(ctx);
+  case DType::BF16: return BFloat16Type::get(ctx);
   case DType::Bool: return IntegerType::get(ctx, 1);
+  case DType::I8:
+  case DType::U8: return IntegerType::get(ctx, 8);
+  case DType::I16: return IntegerType::get(ctx, 16);
+  case DType::I32:
+  case DType::U32: return IntegerType::get(ctx, 32);
+  case DType::I64: return IntegerType::get(ctx, 64);
   }
   return {};
 }
 
-bool isIdentifier(const std::string &s) {
+DType computeType(DType t) {
+  switch (t) {
+  case DType::F16:
+  case DType::BF16: return DType::F32;
+  case DType::I8:
+  case DType::I16: return DType::I32;
+  case DType::U8: return DType::U32;
+  default: return t;
+  }
+}
+
+const char *dtypeName(DType t) { return toString(t).data(); }
+
+int bitWidth(DType t) { return t == DType::Bool ? 1 : int(sizeOf(t) * 8); }
+
+// ---- shapes ---------------------------------------------------------------------------------
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? " x " : "") + std::to_string(shape[i]);
+  return s;
+}
+
+std::string describe(const TVal &v) {
+  if (v.isScalar())
+    return std::string("a scalar ") + dtypeName(v.dtype);
+  return "a tile of " + shapeString(v.shape()) + " x " + dtypeName(v.dtype);
+}
+
+Type tileType(MLIRContext *ctx, const std::vector<int64_t> &shape, DType t) {
+  Type e = mlirType(ctx, t);
+  return shape.empty() ? e : Type(RankedTensorType::get(shape, e));
+}
+
+void checkShape(const std::vector<int64_t> &shape, SourceLoc loc, const char *what) {
+  if (shape.size() > 3)
+    fail(loc, std::string(what) + ": tiles have at most 3 dimensions, got " + std::to_string(shape.size()));
+  int64_t total = 1;
+  for (int64_t d : shape) {
+    if (!tile::isPowerOfTwo(d))
+      fail(loc, std::string(what) + ": shape [" + shapeString(shape) + "] has a dimension that is not a power of "
+                    "two; pad it to the next power of two and mask the tail");
+    total *= d;
+  }
+  if (total > (1 << 20))
+    fail(loc, std::string(what) + ": a tile of " + std::to_string(total) + " elements is larger than the 2^20 "
+                  "a tile may hold; split the work over more programs");
+}
+
+std::vector<int64_t> broadcastShape(const TVal &a, const TVal &b, const char *what, SourceLoc loc) {
+  std::vector<int64_t> sa = a.shape(), sb = b.shape();
+  size_t r = std::max(sa.size(), sb.size());
+  sa.insert(sa.begin(), r - sa.size(), 1);
+  sb.insert(sb.begin(), r - sb.size(), 1);
+  std::vector<int64_t> out(r);
+  for (size_t i = 0; i < r; ++i) {
+    if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1)
+      fail(loc, std::string("shape mismatch in '") + what + "': " + describe(a) + " and " + describe(b) +
+                    "; dimensions must match or be 1 (Triton's broadcasting rules)");
+    out[i] = std::max(sa[i], sb[i]);
+  }
+  if (a.isScalar() && b.isScalar())
+    return {};
+  return out;
+}
+
+TVal broadcastTo(TraceState &st, const TVal &v, const std::vector<int64_t> &shape, SourceLoc loc, const char *what) {
+  std::vector<int64_t> have = v.shape();
+  if (have == shape)
+    return v;
+  Location l = st.loc(loc);
+  if (v.isScalar())
+    return {tile::SplatOp::create(st.builder, l, tileType(st.ctx(), shape, v.dtype), v.value), v.dtype};
+  if (have.size() > shape.size())
+    fail(loc, std::string("cannot broadcast ") + describe(v) + " to [" + shapeString(shape) + "] in " + what);
+  TVal cur = v;
+  while (have.size() < shape.size()) { // leading 1s
+    have.insert(have.begin(), 1);
+    cur = {tile::ExpandDimsOp::create(st.builder, l, tileType(st.ctx(), have, v.dtype), cur.value, 0), v.dtype};
+  }
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (have[i] != shape[i] && have[i] != 1)
+      fail(loc, std::string("cannot broadcast ") + describe(v) + " to [" + shapeString(shape) + "] in " + what +
+                    ": dimension " + std::to_string(i) + " is " + std::to_string(have[i]));
+  if (have == shape)
+    return cur;
+  return {tile::BroadcastOp::create(st.builder, l, tileType(st.ctx(), shape, v.dtype), cur.value), v.dtype};
+}
+
+// ---- values ---------------------------------------------------------------------------------
+
+static std::string formatNumber(const Number &n) {
+  if (!n.isFloat)
+    return std::to_string(n.i);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", n.f);
+  return buf;
+}
+
+TVal constant(TraceState &st, DType t, Number n, const std::vector<int64_t> &shape, SourceLoc loc) {
+  Location l = st.loc(loc);
+  Type type = mlirType(st.ctx(), t);
+  Value c;
+  if (isFloat(t)) {
+    double v = n.isFloat ? n.f : double(n.i);
+    c = arith::ConstantOp::create(st.builder, l, FloatAttr::get(type, v));
+  } else if (t == DType::Bool) {
+    fail(loc, "a number cannot be combined with a mask; compare it to get a mask, or use & and | between masks");
+  } else {
+    if (n.isFloat)
+      fail(loc, "the floating-point constant " + formatNumber(n) + " is combined with an " + dtypeName(t) +
+                    " tile; write an integer constant, or tl::cast the tile to a float type");
+    int w = bitWidth(t);
+    bool fits = isUnsigned(t) ? n.i >= 0 && (w == 64 || n.i < (int64_t(1) << w))
+                              : w == 64 || (n.i >= -(int64_t(1) << (w - 1)) && n.i < (int64_t(1) << (w - 1)));
+    if (!fits)
+      fail(loc, "the constant " + formatNumber(n) + " does not fit in " + dtypeName(t));
+    c = arith::ConstantOp::create(st.builder, l, IntegerAttr::get(type, APInt(w, uint64_t(n.i), !isUnsigned(t))));
+  }
+  return broadcastTo(st, {c, t}, shape, loc, "a constant");
+}
+
+static Type sameShape(TraceState &st, const TVal &v, DType t) { return tileType(st.ctx(), v.shape(), t); }
+
+TVal widen(TraceState &st, const TVal &v, SourceLoc loc) {
+  DType c = computeType(v.dtype);
+  if (c == v.dtype)
+    return v;
+  Location l = st.loc(loc);
+  Type to = sameShape(st, v, c);
+  if (isFloat(v.dtype))
+    return {arith::ExtFOp::create(st.builder, l, to, v.value), c};
+  if (isUnsigned(v.dtype))
+    return {arith::ExtUIOp::create(st.builder, l, to, v.value), c};
+  return {arith::ExtSIOp::create(st.builder, l, to, v.value), c};
+}
+
+TVal narrow(TraceState &st, const TVal &v, DType to, SourceLoc loc) {
+  if (v.dtype == to)
+    return v;
+  Location l = st.loc(loc);
+  Type type = sameShape(st, v, to);
+  if (isFloat(to)) // round to nearest even
+    return {arith::TruncFOp::create(st.builder, l, type, v.value), to};
+  return {arith::TruncIOp::create(st.builder, l, type, v.value), to};
+}
+
+/// float -> integer: truncation toward zero, saturating, NaN -> 0 (SPIR-V and LLVM leave the
+/// out-of-range cases undefined, so the bounds are applied before converting).
+static TVal floatToInt(TraceState &st, const TVal &f32, DType to, SourceLoc loc) {
+  Location l = st.loc(loc);
+  OpBuilder &b = st.builder;
+  DType wide = (to == DType::I64) ? DType::I64 : (isUnsigned(to) ? DType::U32 : DType::I32);
+  // (no 64-bit unsigned dtype, so the unsigned limit 2^32 always fits below)
+  int w = bitWidth(wide);
+  bool uns = isUnsigned(wide);
+  double lo = uns ? 0.0 : -std::ldexp(1.0, w - 1), hiExcl = uns ? std::ldexp(1.0, w) : std::ldexp(1.0, w - 1);
+  float loF = float(lo), hiBelow = std::nextafter(float(hiExcl), 0.0f); // largest float below the limit
+  auto fconst = [&](float v) { return constant(st, DType::F32, Number(v), f32.shape(), loc).value; };
+  auto cmp = [&](arith::CmpFPredicate p, Value a, Value c) { return arith::CmpFOp::create(b, l, p, a, c); };
+  Value x = f32.value;
+  Value clamped = arith::SelectOp::create(b, l, cmp(arith::CmpFPredicate::OLT, x, fconst(loF)), fconst(loF), x);
+  clamped = arith::SelectOp::create(b, l, cmp(arith::CmpFPredicate::OGT, clamped, fconst(hiBelow)), fconst(hiBelow), clamped);
+  Type it = sameShape(st, f32, wide);
+  Value r = uns ? Value(arith::FPToUIOp::create(b, l, it, clamped)) : Value(arith::FPToSIOp::create(b, l, it, clamped));
+  int64_t maxInt = uns ? int64_t((uint64_t(1) << w) - 1) : int64_t((uint64_t(1) << (w - 1)) - 1);
+  Value top = constant(st, wide, Number(maxInt), f32.shape(), loc).value;
+  Value zero = constant(st, wide, Number(0), f32.shape(), loc).value;
+  r = arith::SelectOp::create(b, l, cmp(arith::CmpFPredicate::OGE, x, fconst(float(hiExcl))), top, r);
+  r = arith::SelectOp::create(b, l, cmp(arith::CmpFPredicate::UNO, x, x), zero, r);
+  TVal result{r, wide};
+  if (wide == to)
+    return result;
+  // Narrower integers saturate to their own range, then wrap (which is exact after clamping).
+  int tw = bitWidth(to);
+  int64_t tlo = isUnsigned(to) ? 0 : -(int64_t(1) << (tw - 1)), thi = isUnsigned(to) ? (int64_t(1) << tw) - 1 : (int64_t(1) << (tw - 1)) - 1;
+  Value lov = constant(st, wide, Number(tlo), f32.shape(), loc).value, hiv = constant(st, wide, Number(thi), f32.shape(), loc).value;
+  Value v = uns ? Value(arith::MaxUIOp::create(b, l, r, lov)) : Value(arith::MaxSIOp::create(b, l, r, lov));
+  v = uns ? Value(arith::MinUIOp::create(b, l, v, hiv)) : Value(arith::MinSIOp::create(b, l, v, hiv));
+  return narrow(st, {v, wide}, to, loc);
+}
+
+TVal convert(TraceState &st, const TVal &v, DType to, SourceLoc loc) {
+  if (v.dtype == to)
+    return v;
+  Location l = st.loc(loc);
+  OpBuilder &b = st.builder;
+  Type target = sameShape(st, v, to);
+  DType from = v.dtype;
+  if (to == DType::Bool) { // x != 0 (NaN counts as true, as in C++)
+    if (isFloat(from)) {
+      TVal w = widen(st, v, loc);
+      return {arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, w.value, constant(st, DType::F32, Number(0), v.shape(), loc).value), to};
+    }
+    return {arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v.value, constant(st, from, Number(0), v.shape(), loc).value), to};
+  }
+  if (from == DType::Bool) {
+    if (isFloat(to))
+      return {arith::UIToFPOp::create(b, l, target, v.value), to};
+    return {arith::ExtUIOp::create(b, l, target, v.value), to};
+  }
+  if (isFloat(from) && isFloat(to)) {
+    TVal f = widen(st, v, loc); // exact
+    return narrow(st, f, to, loc);
+  }
+  if (isFloat(from))
+    return floatToInt(st, widen(st, v, loc), to, loc);
+  if (isFloat(to)) {
+    // Integers convert to f32 (or f16) with one rounding; bf16 goes through f32.
+    DType via = to == DType::BF16 ? DType::F32 : to;
+    Type vt = sameShape(st, v, via);
+    Value f = isUnsigned(from) ? Value(arith::UIToFPOp::create(b, l, vt, v.value)) : Value(arith::SIToFPOp::create(b, l, vt, v.value));
+    return narrow(st, {f, via}, to, loc);
+  }
+  // Integer to integer: wrap when narrowing, extend by the source's signedness when widening.
+  int fw = bitWidth(from), tw = bitWidth(to);
+  if (fw == tw)
+    return {v.value, to};
+  if (fw > tw)
+    return {arith::TruncIOp::create(b, l, target, v.value), to};
+  if (isUnsigned(from))
+    return {arith::ExtUIOp::create(b, l, target, v.value), to};
+  return {arith::ExtSIOp::create(b, l, target, v.value), to};
+}
+
+static bool isIdentifier(const std::string &s) {
   if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
     return false;
   for (char c : s)
@@ -230,24 +298,21 @@ bool isIdentifier(const std::string &s) {
   return true;
 }
 
-} // namespace
 } // namespace tessera::tracer
 
 namespace tessera::detail {
 using namespace tessera::tracer;
 
-Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &params,
-                        const KernelOptions &options, SourceLoc loc,
-                        const std::function<void(const std::vector<uint32_t> &)> &body) {
+Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &params, const KernelOptions &options,
+                              SourceLoc loc, const std::function<void(const std::vector<uint32_t> &)> &body) {
   auto where = [&](const std::string &msg) {
-    return Status(StatusCode::CompileError, std::string(loc.file_name()) + ":" + std::to_string(loc.line()) +
-                                                ": error: " + msg);
+    return Status(StatusCode::CompileError,
+                  std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ": error: " + msg);
   };
   if (!isIdentifier(name))
     return where("kernel name '" + name + "' is not an identifier; use letters, digits and '_'");
   if (!tile::isPowerOfTwo(options.numWarps) || options.numWarps > 32)
-    return where("numWarps = " + std::to_string(options.numWarps) +
-                 " must be a power of two from 1 to 32");
+    return where("numWarps = " + std::to_string(options.numWarps) + " must be a power of two from 1 to 32");
   if (!options.argNames.empty() && options.argNames.size() != params.size())
     return where("argNames has " + std::to_string(options.argNames.size()) + " names but the kernel has " +
                  std::to_string(params.size()) + " parameters");
@@ -255,7 +320,7 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
     return where("tessera::trace was called while another kernel was being traced");
 
   TraceState st(makeTileContext());
-  MLIRContext *ctx = st.context.get();
+  MLIRContext *ctx = st.ctx();
   Location kernelLoc = st.loc(loc);
   st.module = ModuleOp::create(kernelLoc);
   st.builder.setInsertionPointToEnd(st.module->getBody());
@@ -275,8 +340,11 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
     if (!isIdentifier(argName))
       return where("argument name '" + argName + "' is not an identifier");
     st.func.setArgAttr(i, tile::kArgNameAttr, StringAttr::get(ctx, argName));
+    if (isUnsigned(params[i].dtype)) // signless in MLIR: the signature keeps the dtype
+      st.func.setArgAttr(i, tile::kArgDTypeAttr, StringAttr::get(ctx, dtypeName(params[i].dtype)));
     st.args.push_back(entry->getArgument(i));
-    ids.push_back(params[i].kind == ArgKind::Scalar ? st.add(entry->getArgument(i)) : ~0u);
+    st.argDTypes.push_back(params[i].dtype);
+    ids.push_back(params[i].kind == ArgKind::Scalar ? st.add(entry->getArgument(i), params[i].dtype) : ~0u);
   }
   st.builder.setInsertionPointToStart(entry);
 
@@ -300,205 +368,7 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
   });
   if (failed(verify(*st.module)))
     return Status(StatusCode::Internal, "the traced tile IR of '" + name + "' does not verify:\n" + diagnostics);
-
-  Result<TracedKernel> k = kernelFromFunc(st.context, std::move(st.module));
-  if (k && !options.argNames.empty())
-    for (size_t i = 0; i < params.size(); ++i)
-      k->impl_->signature[i].name = options.argNames[i];
-  return k;
+  return kernelFromFunc(st.context, std::move(st.module));
 }
 
 } // namespace tessera::detail
-
-namespace tessera::tl {
-using namespace tessera::tracer;
-
-namespace detail {
-
-uint32_t binary(BinaryOp op, uint32_t lhs, uint32_t rhs, SourceLoc loc) {
-  auto &st = state(loc);
-  return st.add(emitBinary(st, op, st.get(lhs, loc), st.get(rhs, loc), loc));
-}
-
-uint32_t binaryConst(BinaryOp op, uint32_t lhs, Number rhs, bool constOnLeft, SourceLoc loc) {
-  auto &st = state(loc);
-  Value t = st.get(lhs, loc);
-  Value c = constantLike(st, elementTypeOf(t), rhs, loc);
-  Value v = constOnLeft ? emitBinary(st, op, c, t, loc) : emitBinary(st, op, t, c, loc);
-  return st.add(v);
-}
-
-uint32_t logicalNot(uint32_t value, SourceLoc loc) {
-  auto &st = state(loc);
-  Value v = st.get(value, loc);
-  if (!elementTypeOf(v).isInteger(1))
-    fail(loc, "'!' needs a mask (bool tile), got " + describe(v));
-  Location l = st.loc(loc);
-  Value one = arith::ConstantOp::create(st.builder, l, st.builder.getBoolAttr(true));
-  one = broadcastTo(st, one, lengthOf(v), l);
-  return st.add(arith::XOrIOp::create(st.builder, l, v, one));
-}
-
-uint32_t negate(uint32_t value, SourceLoc loc) {
-  auto &st = state(loc);
-  Value v = st.get(value, loc);
-  Type e = elementTypeOf(v);
-  Location l = st.loc(loc);
-  if (e.isF32())
-    return st.add(arith::NegFOp::create(st.builder, l, v));
-  if (e.isInteger(1))
-    fail(loc, "unary '-' is not defined on masks; use '!'");
-  Value zero = constantLike(st, e, Number(0), loc);
-  auto [z, x] = unify(st, zero, v, "-", loc);
-  return st.add(arith::SubIOp::create(st.builder, l, z, x));
-}
-
-uint32_t checkOffsets(uint32_t offsets, SourceLoc loc) {
-  auto &st = state(loc);
-  Value v = st.get(offsets, loc);
-  if (!elementTypeOf(v).isSignlessInteger(32))
-    fail(loc, "pointer offsets must be an i32 tile, got " + describe(v));
-  if (!isa<RankedTensorType>(v.getType()))
-    fail(loc, "pointer offsets must be a 1-D tile, got a scalar; add tl::arange(0, N) to address "
-              "N elements");
-  return offsets;
-}
-
-DType dtypeOf(uint32_t value) {
-  auto loc = SourceLoc::current();
-  Type e = elementTypeOf(state(loc).get(value, loc));
-  if (e.isF32())
-    return DType::F32;
-  if (e.isInteger(1))
-    return DType::Bool;
-  return DType::I32;
-}
-
-std::vector<int64_t> shapeOf(uint32_t value) {
-  auto loc = SourceLoc::current();
-  Value v = state(loc).get(value, loc);
-  if (auto r = dyn_cast<RankedTensorType>(v.getType()))
-    return {r.getShape().begin(), r.getShape().end()};
-  return {};
-}
-
-} // namespace detail
-
-static Value gridQuery(bool isNum, int axis, SourceLoc loc) {
-  auto &st = state(loc);
-  if (axis < 0 || axis > 2)
-    fail(loc, std::string(isNum ? "num_programs" : "program_id") + " axis " + std::to_string(axis) +
-                  " is out of range; the grid has axes 0, 1 and 2");
-  Location l = st.loc(loc);
-  Type i32 = st.builder.getI32Type();
-  if (isNum)
-    return tile::NumProgramsOp::create(st.builder, l, i32, axis);
-  return tile::ProgramIdOp::create(st.builder, l, i32, axis);
-}
-
-Tile program_id(int axis, SourceLoc loc) { return Tile(state(loc).add(gridQuery(false, axis, loc))); }
-Tile num_programs(int axis, SourceLoc loc) { return Tile(state(loc).add(gridQuery(true, axis, loc))); }
-
-Tile arange(int32_t lo, int32_t hi, SourceLoc loc) {
-  auto &st = state(loc);
-  if (hi <= lo)
-    fail(loc, "arange(" + std::to_string(lo) + ", " + std::to_string(hi) + ") is empty; hi must be greater than lo");
-  int64_t n = int64_t(hi) - lo;
-  if (!tile::isPowerOfTwo(n))
-    fail(loc, "arange(" + std::to_string(lo) + ", " + std::to_string(hi) + ") has " + std::to_string(n) +
-                  " elements; tile lengths must be powers of two (mask the tail instead, e.g. "
-                  "arange(0, 1024) with offs < n)");
-  if (n > (1 << 20))
-    fail(loc, "arange of " + std::to_string(n) + " elements is larger than the 2^20 a tile may hold");
-  auto type = RankedTensorType::get({n}, st.builder.getI32Type());
-  return Tile(st.add(tile::ArangeOp::create(st.builder, st.loc(loc), type, lo, hi)));
-}
-
-Tile full(int64_t length, Number value, DType dtype, SourceLoc loc) {
-  auto &st = state(loc);
-  if (!tile::isPowerOfTwo(length))
-    fail(loc, "full() of " + std::to_string(length) + " elements: tile lengths must be powers of two");
-  if (dtype == DType::Bool)
-    fail(loc, "full() makes f32 or i32 tiles; compare values to make a mask");
-  Value c = constantLike(st, mlirType(st.context.get(), dtype), value, loc);
-  return Tile(st.add(broadcastTo(st, c, length, st.loc(loc))));
-}
-
-/// Resolves a PtrTile's base argument and checks the mask of a load or store.
-static std::pair<Value, Value> access(const PtrTile &p, const Tile *mask, const char *what, SourceLoc loc) {
-  auto &st = state(loc);
-  if (p.arg() >= st.args.size() || !isa<tile::PtrType>(st.args[p.arg()].getType()))
-    fail(loc, std::string(what) + " through a pointer that is not a buffer argument of this kernel");
-  Value offs = st.get(p.offsets().id(), loc);
-  Value m;
-  if (mask) {
-    m = st.get(mask->id(), loc);
-    if (!elementTypeOf(m).isInteger(1))
-      fail(loc, std::string(what) + " mask must be a mask (bool tile), got " + describe(m) +
-                    "; compare to make one, e.g. offs < n");
-    int64_t lm = lengthOf(m), lo = lengthOf(offs);
-    if (lm != 0 && lm != lo)
-      fail(loc, std::string("shape mismatch in ") + what + ": the offsets are " + describe(offs) +
-                    " but the mask is " + describe(m));
-    m = broadcastTo(st, m, lo, st.loc(loc));
-  }
-  return {offs, m};
-}
-
-static Tile loadImpl(const PtrTile &p, const Tile *mask, const Tile *otherTile, const Number *otherNum,
-                     SourceLoc loc) {
-  auto &st = state(loc);
-  auto [offs, m] = access(p, mask, "load", loc);
-  Value ptr = st.args[p.arg()];
-  Type elem = cast<tile::PtrType>(ptr.getType()).getElementType();
-  int64_t n = lengthOf(offs);
-  auto resultType = RankedTensorType::get({n}, elem);
-  Location l = st.loc(loc);
-  Value other;
-  if (otherNum) {
-    other = broadcastTo(st, constantLike(st, elem, *otherNum, loc), n, l);
-  } else if (otherTile) {
-    other = st.get(otherTile->id(), loc);
-    if (elementTypeOf(other) != elem)
-      fail(loc, "load 'other' has element type " + typeName(elementTypeOf(other)) +
-                    " but the buffer holds " + typeName(elem));
-    if (lengthOf(other) != 0 && lengthOf(other) != n)
-      fail(loc, "shape mismatch in load: the offsets are " + describe(offs) + " but 'other' is " +
-                    describe(other));
-    other = broadcastTo(st, other, n, l);
-  }
-  return Tile(st.add(tile::LoadOp::create(st.builder, l, resultType, ptr, offs, m, other)));
-}
-
-Tile load(const PtrTile &p, SourceLoc loc) { return loadImpl(p, nullptr, nullptr, nullptr, loc); }
-Tile load(const PtrTile &p, const Tile &mask, SourceLoc loc) { return loadImpl(p, &mask, nullptr, nullptr, loc); }
-Tile load(const PtrTile &p, const Tile &mask, Number other, SourceLoc loc) {
-  return loadImpl(p, &mask, nullptr, &other, loc);
-}
-Tile load(const PtrTile &p, const Tile &mask, const Tile &other, SourceLoc loc) {
-  return loadImpl(p, &mask, &other, nullptr, loc);
-}
-
-static void storeImpl(const PtrTile &p, const Tile &values, const Tile *mask, SourceLoc loc) {
-  auto &st = state(loc);
-  auto [offs, m] = access(p, mask, "store", loc);
-  Value ptr = st.args[p.arg()];
-  Type elem = cast<tile::PtrType>(ptr.getType()).getElementType();
-  Value v = st.get(values.id(), loc);
-  if (elementTypeOf(v) != elem)
-    fail(loc, "store of " + typeName(elementTypeOf(v)) + " values into a buffer of " +
-                  typeName(elem) + "; the element types must match");
-  int64_t n = lengthOf(offs);
-  if (lengthOf(v) != 0 && lengthOf(v) != n)
-    fail(loc, "shape mismatch in store: the offsets are " + describe(offs) + " but the values are " +
-                  describe(v));
-  v = broadcastTo(st, v, n, st.loc(loc));
-  tile::StoreOp::create(st.builder, st.loc(loc), ptr, offs, v, m);
-}
-
-void store(const PtrTile &p, const Tile &values, SourceLoc loc) { storeImpl(p, values, nullptr, loc); }
-void store(const PtrTile &p, const Tile &values, const Tile &mask, SourceLoc loc) {
-  storeImpl(p, values, &mask, loc);
-}
-
-} // namespace tessera::tl

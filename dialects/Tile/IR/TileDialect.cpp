@@ -9,6 +9,7 @@ using namespace mlir;
 using namespace tessera::tile;
 
 #include "Tile/IR/TileDialect.cpp.inc"
+#include "Tile/IR/TileEnums.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "Tile/IR/TileTypes.cpp.inc"
@@ -25,7 +26,10 @@ void TileDialect::initialize() {
 }
 
 LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type elementType) {
-  if (!elementType.isF32() && !elementType.isSignlessInteger(32))
-    return emitError() << "pointee type must be f32 or i32, got " << elementType;
+  bool ok = elementType.isF32() || elementType.isF16() || elementType.isBF16();
+  for (unsigned w : {8, 16, 32, 64})
+    ok |= elementType.isSignlessInteger(w);
+  if (!ok)
+    return emitError() << "pointee type must be f32, f16, bf16, i8, i16, i32 or i64, got " << elementType;
   return success();
 }

@@ -4,6 +4,7 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -11,6 +12,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "Tile/IR/TileDialect.h.inc"
+#include "Tile/IR/TileEnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "Tile/IR/TileTypes.h.inc"
@@ -24,6 +26,8 @@ namespace tessera::tile {
 inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";       // unit
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";  // i32
 inline constexpr llvm::StringLiteral kArgNameAttr = "tile.name";        // per-argument string
+/// Per-argument dtype name ("u8", "u32") where the MLIR type alone (signless) does not say it.
+inline constexpr llvm::StringLiteral kArgDTypeAttr = "tile.dtype";
 
 /// Is `n` a positive power of two?
 inline bool isPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }

@@ -16,7 +16,8 @@ def Tile_Dialect : Dialect {
     so every target can keep logical addressing.
   }];
   let useDefaultTypePrinterParser = 1;
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::math::MathDialect"];
 }
 
 #endif // TESSERA_TILE_DIALECT

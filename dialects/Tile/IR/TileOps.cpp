@@ -11,11 +11,16 @@ using namespace tessera::tile;
 #define GET_OP_CLASSES
 #include "Tile/IR/TileOps.cpp.inc"
 
+static LogicalResult verifyTileShape(Operation *op, RankedTensorType t, StringRef what);
+
 LogicalResult ArangeOp::verify() {
   int64_t start = int32_t(getStart()), end = int32_t(getEnd());
   if (end <= start)
     return emitOpError() << "end (" << end << ") must be greater than start (" << start << ")";
-  int64_t length = cast<RankedTensorType>(getType()).getDimSize(0);
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() != 1)
+    return emitOpError() << "result must be 1-D, got " << type;
+  int64_t length = type.getDimSize(0);
   if (length != end - start)
     return emitOpError() << "result has " << length << " elements but the range [" << start
                          << ", " << end << ") has " << end - start;
@@ -48,6 +53,8 @@ static LogicalResult verifyAccess(Operation *op, PtrType ptr, RankedTensorType o
 }
 
 LogicalResult LoadOp::verify() {
+  if (failed(verifyTileShape(*this, cast<RankedTensorType>(getType()), "result")))
+    return failure();
   if (failed(verifyAccess(*this, getPtr().getType(), cast<RankedTensorType>(getOffsets().getType()),
                           getMask(), cast<RankedTensorType>(getType()), "result")))
     return failure();
@@ -70,5 +77,87 @@ LogicalResult PushConstantOp::verify() {
   if (offset + 4 > size)
     return emitOpError() << "the word at offset " << offset << " lies outside the " << size
                          << "-byte block";
+  return success();
+}
+
+/// Every dimension of a tile must be a power of two.
+static LogicalResult verifyTileShape(Operation *op, RankedTensorType t, StringRef what) {
+  for (int64_t d : t.getShape())
+    if (!isPowerOfTwo(d))
+      return op->emitOpError() << what << " " << t << " has a dimension that is not a power of two";
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType()), dst = cast<RankedTensorType>(getType());
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "element types differ: " << src << " and " << dst;
+  if (src.getRank() != dst.getRank())
+    return emitOpError() << "rank changes from " << src.getRank() << " to " << dst.getRank()
+                         << "; use tile.expand_dims first";
+  for (int64_t i = 0; i < src.getRank(); ++i)
+    if (src.getDimSize(i) != 1 && src.getDimSize(i) != dst.getDimSize(i))
+      return emitOpError() << "dimension " << i << " of " << src << " is neither 1 nor "
+                           << dst.getDimSize(i);
+  return verifyTileShape(*this, dst, "result");
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType()), dst = cast<RankedTensorType>(getType());
+  int64_t axis = int32_t(getAxis());
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError() << "axis " << axis << " is outside [0, " << src.getRank() << "]";
+  SmallVector<int64_t> shape(src.getShape());
+  shape.insert(shape.begin() + axis, 1);
+  if (ArrayRef<int64_t>(shape) != dst.getShape() || src.getElementType() != dst.getElementType())
+    return emitOpError() << "result " << dst << " is not " << src << " with a 1 inserted at " << axis;
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType()), dst = cast<RankedTensorType>(getType());
+  if (src.getNumElements() != dst.getNumElements() || src.getElementType() != dst.getElementType())
+    return emitOpError() << "cannot reshape " << src << " into " << dst;
+  return verifyTileShape(*this, dst, "result");
+}
+
+LogicalResult TransOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType()), dst = cast<RankedTensorType>(getType());
+  ArrayRef<int32_t> order = getOrder();
+  if (int64_t(order.size()) != src.getRank())
+    return emitOpError() << "order has " << order.size() << " entries for a rank-" << src.getRank() << " tile";
+  SmallVector<bool> seen(order.size(), false);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] < 0 || order[i] >= int32_t(order.size()) || seen[order[i]])
+      return emitOpError() << "order is not a permutation";
+    seen[order[i]] = true;
+    if (dst.getDimSize(i) != src.getDimSize(order[i]))
+      return emitOpError() << "result dimension " << i << " should be " << src.getDimSize(order[i]);
+  }
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "element types differ";
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  int64_t axis = int32_t(getAxis());
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-" << src.getRank() << " tile";
+  bool isArg = getKind() == ReduceKind::ArgMax || getKind() == ReduceKind::ArgMin;
+  Type elem = isArg ? Type(IntegerType::get(getContext(), 32)) : src.getElementType();
+  SmallVector<int64_t> shape(src.getShape());
+  shape.erase(shape.begin() + axis);
+  Type expected = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
+  if (getType() != expected)
+    return emitOpError() << "result type should be " << expected << ", got " << getType();
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  int64_t axis = int32_t(getAxis());
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-" << src.getRank() << " tile";
   return success();
 }

@@ -12,9 +12,20 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, traits>;
 
-def Tile_I32Tile : 1DTensorOf<[I32]>;
-def Tile_MaskTile : 1DTensorOf<[I1]>;
+include "mlir/IR/EnumAttr.td"
+
+def Tile_I32Tile : RankedTensorOf<[I32]>;
+def Tile_MaskTile : RankedTensorOf<[I1]>;
 def Tile_AnyTile : RankedTensorOf<[AnyType]>;
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "how tile.reduce combines elements", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"ArgMax", 3, "argmax">,
+    I32EnumAttrCase<"ArgMin", 4, "argmin">]> {
+  let cppNamespace = "::tessera::tile";
+}
 
 def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
   let summary = "index of this program in the launch grid along one axis";
@@ -110,6 +121,95 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
     $ptr `[` $offsets `]` `,` $value (`mask` $mask^)? attr-dict
     `:` functional-type(operands, results)
   }];
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeat a tile along its size-1 dimensions";
+  let description = [{
+    The result has the operand's rank; every dimension is either the operand's or expands a
+    size-1 dimension of the operand.
+
+    ```mlir
+    %b = tile.broadcast %a : tensor<1x128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$src);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a dimension of size 1 at `axis`";
+  let description = [{
+    ```mlir
+    %c = tile.expand_dims %a, 1 : tensor<64xi32> -> tensor<64x1xi32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$src, I32Attr:$axis);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$src `,` $axis attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "the same elements in row-major order under another shape";
+  let description = [{
+    ```mlir
+    %r = tile.reshape %a : tensor<8x16xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$src);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+  let summary = "permute the dimensions of a tile";
+  let description = [{
+    Result dimension `i` is operand dimension `order[i]`.
+
+    ```mlir
+    %t = tile.trans %a [1, 0] : tensor<16x32xf32> -> tensor<32x16xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$src $order attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "combine the elements of a tile along one axis";
+  let description = [{
+    `sum`, `max` and `min` give the operand's element type; `argmax` and `argmin` give the i32
+    index along `axis` of the first largest (smallest) element, a NaN counting as larger
+    (smaller) than any number. A 1-D operand reduces to a scalar. Float `max`/`min` return
+    NaN when any element is NaN.
+
+    ```mlir
+    %s = tile.reduce sum %a, 1 : tensor<64x128xf32> -> tensor<64xf32>
+    %m = tile.reduce max %b, 0 : tensor<128xf32> -> f32
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$src, Tile_ReduceKind:$kind, I32Attr:$axis);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$kind $src `,` $axis attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ScanOp : Tile_Op<"scan", [Pure, SameOperandsAndResultType]> {
+  let summary = "inclusive prefix sum along one axis";
+  let description = [{
+    ```mlir
+    %c = tile.scan %a, 0 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$src, I32Attr:$axis);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$src `,` $axis attr-dict `:` type($src)";
   let hasVerifier = 1;
 }
 

@@ -89,7 +89,7 @@ func.func @push_constant_outside() {
 
 // -----
 
-// expected-error @+1 {{pointee type must be f32 or i32, got 'f64'}}
+// expected-error @+1 {{pointee type must be f32, f16, bf16, i8, i16, i32 or i64, got 'f64'}}
 func.func @ptr_type(%x: !tile.ptr<f64>) {
   return
 }

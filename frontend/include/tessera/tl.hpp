@@ -81,7 +81,7 @@ struct At {
   SourceLoc loc;
 };
 
-enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Rem, And, Or, Lt, Le, Gt, Ge, Eq, Ne };
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Rem, And, Or, Xor, Shl, Shr, Lt, Le, Gt, Ge, Eq, Ne };
 
 namespace detail {
 /// Implemented in the tracer. Each returns the id of the new value or throws a user error
@@ -95,8 +95,8 @@ DType dtypeOf(uint32_t value);
 std::vector<int64_t> shapeOf(uint32_t value);
 } // namespace detail
 
-/// A tile of values: a scalar (shape {}) or a 1-D tile of a power-of-two length, of f32, i32
-/// or Bool (a mask). Tiles are cheap handles to traced values; element types are checked when
+/// A tile of values: a scalar (shape {}) or a tile of up to 3 dimensions, each a power of two,
+/// of any DType (Bool for masks). Tiles are cheap handles to traced values; element types are checked when
 /// the kernel is traced, with the error at the user's line.
 class Tile {
 public:
@@ -124,6 +124,9 @@ public:
   TESSERA_TL_BINARY(%, Rem)
   TESSERA_TL_BINARY(&, And)
   TESSERA_TL_BINARY(|, Or)
+  TESSERA_TL_BINARY(^, Xor)
+  TESSERA_TL_BINARY(<<, Shl)
+  TESSERA_TL_BINARY(>>, Shr)
   TESSERA_TL_BINARY(<, Lt)
   TESSERA_TL_BINARY(<=, Le)
   TESSERA_TL_BINARY(>, Gt)
@@ -138,10 +141,11 @@ private:
   uint32_t id_ = ~0u;
 };
 
-/// A scalar kernel argument of type T (int32_t or float).
+/// A scalar kernel argument of type T (float, int32_t, int64_t or uint32_t).
 template <class T> class Scalar : public Tile {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, int32_t>,
-                "tl::Scalar<T>: T must be float or int32_t");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+                    std::is_same_v<T, uint32_t>,
+                "tl::Scalar<T>: T must be float, int32_t, int64_t or uint32_t");
 
 public:
   using Tile::Tile;
@@ -167,11 +171,12 @@ private:
   Tile offsets_;
 };
 
-/// A buffer kernel argument of element type T (float or int32_t). `p + offsets` addresses
+/// A buffer kernel argument of element type T (float, tessera::f16, tessera::bf16, int8_t,
+/// int16_t, int32_t, int64_t, uint8_t or uint32_t). `p + offsets` addresses
 /// elements; pointers are never computed from memory.
 template <class T> class Ptr {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, int32_t>,
-                "tl::Ptr<T>: T must be float or int32_t");
+  static_assert(requires { DTypeOf<T>::value; },
+                "tl::Ptr<T>: T must be float, f16, bf16, int8_t, int16_t, int32_t, int64_t, uint8_t or uint32_t");
 
 public:
   explicit Ptr(uint32_t arg) : arg_(arg) {}
@@ -190,18 +195,108 @@ Tile program_id(int axis, SourceLoc loc = SourceLoc::current());
 Tile num_programs(int axis, SourceLoc loc = SourceLoc::current());
 /// The i32 tile lo, lo+1, ..., hi-1; hi - lo must be a power of two.
 Tile arange(int32_t lo, int32_t hi, SourceLoc loc = SourceLoc::current());
-/// A tile of `length` copies of `value`, with the dtype of `value` (or `dtype` when given).
-Tile full(int64_t length, Number value, DType dtype, SourceLoc loc = SourceLoc::current());
+/// A tile of `shape` (each dimension a power of two; {} for a scalar) filled with `value`.
+Tile full(std::vector<int64_t> shape, Number value, DType dtype, SourceLoc loc = SourceLoc::current());
+Tile zeros(std::vector<int64_t> shape, DType dtype, SourceLoc loc = SourceLoc::current());
+
+// ---- memory -------------------------------------------------------------------------------
 
 /// Reads `p` where `mask` is true and gives `other` (default 0) where it is false; masked-off
-/// elements are never read, so their offsets may be out of bounds.
+/// elements are never read, so their offsets may be out of bounds. The offsets may be a tile
+/// of any shape (`x + rows_2d * stride + cols_2d`); mask and other broadcast to it.
 Tile load(const PtrTile &p, SourceLoc loc = SourceLoc::current());
 Tile load(const PtrTile &p, const Tile &mask, SourceLoc loc = SourceLoc::current());
 Tile load(const PtrTile &p, const Tile &mask, Number other, SourceLoc loc = SourceLoc::current());
 Tile load(const PtrTile &p, const Tile &mask, const Tile &other, SourceLoc loc = SourceLoc::current());
-/// Writes `values` to `p` where `mask` is true (everywhere without a mask).
+/// Writes `values` to `p` where `mask` is true (everywhere without a mask). `values` is
+/// converted to nothing: its dtype must be the buffer's (use tl::cast).
 void store(const PtrTile &p, const Tile &values, SourceLoc loc = SourceLoc::current());
 void store(const PtrTile &p, const Tile &values, const Tile &mask, SourceLoc loc = SourceLoc::current());
+
+// ---- conversions and element-wise functions -------------------------------------------------
+
+/// Converts to `dtype` with defined results everywhere: float -> narrower float rounds to
+/// nearest even; float -> integer truncates toward zero, saturates out-of-range values to the
+/// integer's range and maps NaN to 0; integer -> integer wraps (narrowing) or sign/zero
+/// extends (by the source's signedness); to bool is `!= 0`; from bool is 0 or 1.
+Tile cast(const Tile &x, DType dtype, SourceLoc loc = SourceLoc::current());
+/// mask ? a : b, element by element (shapes broadcast).
+Tile where(const Tile &mask, const Tile &a, const Tile &b, SourceLoc loc = SourceLoc::current());
+Tile where(const Tile &mask, const Tile &a, Number b, SourceLoc loc = SourceLoc::current());
+Tile where(const Tile &mask, Number a, const Tile &b, SourceLoc loc = SourceLoc::current());
+/// Element-wise minimum and maximum; for floats a NaN in either operand gives NaN.
+Tile minimum(const Tile &a, const Tile &b, SourceLoc loc = SourceLoc::current());
+Tile minimum(const Tile &a, Number b, SourceLoc loc = SourceLoc::current());
+Tile maximum(const Tile &a, const Tile &b, SourceLoc loc = SourceLoc::current());
+Tile maximum(const Tile &a, Number b, SourceLoc loc = SourceLoc::current());
+/// minimum(maximum(x, lo), hi).
+Tile clamp(const Tile &x, Number lo, Number hi, SourceLoc loc = SourceLoc::current());
+Tile clamp(const Tile &x, const Tile &lo, const Tile &hi, SourceLoc loc = SourceLoc::current());
+Tile abs(const Tile &x, SourceLoc loc = SourceLoc::current());
+/// a * b + c with one rounding (floats only).
+Tile fma(const Tile &a, const Tile &b, const Tile &c, SourceLoc loc = SourceLoc::current());
+
+/// Math on float tiles (f16/bf16 are computed in f32 and rounded back). Accuracy in fast mode
+/// is the device's (libdevice on CUDA, GLSL.std.450 on Vulkan); see docs/language.md.
+Tile exp(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile exp2(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile log(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile log2(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile sqrt(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile rsqrt(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile sin(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile cos(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile tanh(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile sigmoid(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile erf(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile floor(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile ceil(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile pow(const Tile &x, const Tile &y, SourceLoc loc = SourceLoc::current());
+Tile pow(const Tile &x, Number y, SourceLoc loc = SourceLoc::current());
+
+// ---- shapes ---------------------------------------------------------------------------------
+
+/// Inserts a dimension of size 1 at `axis` (negative counts from the end): [N] -> [N, 1] with
+/// axis 1 (Triton's x[:, None]), [1, N] with axis 0 (x[None, :]).
+Tile expand_dims(const Tile &x, int axis, SourceLoc loc = SourceLoc::current());
+/// Repeats size-1 dimensions (after prepending 1s for a lower rank) to reach `shape`.
+Tile broadcast_to(const Tile &x, std::vector<int64_t> shape, SourceLoc loc = SourceLoc::current());
+/// The same elements, row-major, under another shape of the same size.
+Tile reshape(const Tile &x, std::vector<int64_t> shape, SourceLoc loc = SourceLoc::current());
+/// Transpose of a 2-D tile; `permute` reorders any rank (result dim i = source dim order[i]).
+Tile trans(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile permute(const Tile &x, std::vector<int> order, SourceLoc loc = SourceLoc::current());
+
+// ---- reductions and scans -----------------------------------------------------------------
+
+/// Reductions over one axis (negative counts from the end; keepDims keeps it as size 1) or, without
+/// an axis, over the whole tile to a scalar. `sum` of f16/bf16 accumulates and returns f32; of
+/// i8/i16/u8 returns i32. `max`/`min` of floats are NaN if any element is. `argmax`/`argmin`
+/// give the i32 index of the first extreme element (a NaN counts as the extreme).
+Tile sum(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile sum(const Tile &x, int axis, bool keepDims = false, SourceLoc loc = SourceLoc::current());
+Tile max(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile max(const Tile &x, int axis, bool keepDims = false, SourceLoc loc = SourceLoc::current());
+Tile min(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile min(const Tile &x, int axis, bool keepDims = false, SourceLoc loc = SourceLoc::current());
+Tile argmax(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile argmax(const Tile &x, int axis, bool keepDims = false, SourceLoc loc = SourceLoc::current());
+Tile argmin(const Tile &x, SourceLoc loc = SourceLoc::current());
+Tile argmin(const Tile &x, int axis, bool keepDims = false, SourceLoc loc = SourceLoc::current());
+/// Inclusive prefix sum along `axis` (same accumulation types as sum).
+Tile cumsum(const Tile &x, int axis = 0, SourceLoc loc = SourceLoc::current());
+
+// ---- random numbers (Philox 4x32-10: the same bits on every backend) ------------------------
+
+/// Counter-based random numbers: element i depends only on (seed, offsets[i]), so a kernel
+/// can regenerate the same stream later (dropout without storing the mask). `seed` is an
+/// integer scalar (an argument or a constant); offsets an i32 tile.
+Tile randint(const Tile &seed, const Tile &offsets, SourceLoc loc = SourceLoc::current()); // u32
+Tile rand(const Tile &seed, const Tile &offsets, SourceLoc loc = SourceLoc::current());    // f32 in [0, 1)
+Tile randn(const Tile &seed, const Tile &offsets, SourceLoc loc = SourceLoc::current());   // f32, N(0, 1)
+Tile randint(Number seed, const Tile &offsets, SourceLoc loc = SourceLoc::current());
+Tile rand(Number seed, const Tile &offsets, SourceLoc loc = SourceLoc::current());
+Tile randn(Number seed, const Tile &offsets, SourceLoc loc = SourceLoc::current());
 
 } // namespace tl
 
