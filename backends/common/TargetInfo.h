@@ -4,6 +4,8 @@
 
 #include "tessera/runtime/Package.hpp"
 
+#include "Tile/IR/TileDialect.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
@@ -48,6 +50,11 @@ public:
                                  mlir::Value index, mlir::Type elem) const = 0;
   virtual void storeShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                            mlir::Value index, mlir::Value value) const = 0;
+
+  /// One atomic on `buffer[index]` at device scope; gives the old value. `cmp` is set exactly
+  /// for compare-and-swap.
+  virtual mlir::Value atomic(mlir::OpBuilder &b, mlir::Location loc, tile::AtomicKind kind, tile::MemoryOrder order,
+                             mlir::Value buffer, mlir::Value index, mlir::Value value, mlir::Value cmp) const = 0;
 
   /// Target attributes on the kernel module (SPIR-V target environment, ...).
   virtual void annotateModule(mlir::gpu::GPUModuleOp module) const = 0;

@@ -81,6 +81,8 @@ void populateShapeOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConver
                                   mlir::RewritePatternSet &patterns);
 void populateReduceOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+void populateAtomicOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 void populateLoadStoreOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns);
 

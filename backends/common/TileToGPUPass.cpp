@@ -106,9 +106,10 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   populateLoadStoreOpToGPUPatterns(lowering, converter, patterns);
   populateShapeOpToGPUPatterns(lowering, converter, patterns);
   populateReduceOpToGPUPatterns(lowering, converter, patterns);
+  populateAtomicOpToGPUPatterns(lowering, converter, patterns);
   ConversionTarget legal(*ctx);
   legal.addIllegalDialect<tile::TileDialect>();
-  legal.addLegalOp<tile::PushConstantOp>();
+  legal.addLegalOp<tile::PushConstantOp, tile::BufferAtomicOp>();
   legal.markUnknownOpDynamicallyLegal([](Operation *op) { return !touchesTiles(op); });
   if (failed(applyPartialConversion(func, legal, std::move(patterns))))
     return failure();

@@ -69,6 +69,35 @@ public:
     storeElement(b, loc, buffer, index, value);
   }
 
+  Value atomic(OpBuilder &b, Location loc, tile::AtomicKind kind, tile::MemoryOrder order, Value buffer, Value index,
+               Value value, Value cmp) const override {
+    Value p = LLVM::GEPOp::create(b, loc, buffer.getType(), value.getType(), buffer, ValueRange{index},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    auto ordering = order == tile::MemoryOrder::Relaxed   ? LLVM::AtomicOrdering::monotonic
+                    : order == tile::MemoryOrder::Acquire ? LLVM::AtomicOrdering::acquire
+                    : order == tile::MemoryOrder::Release ? LLVM::AtomicOrdering::release
+                                                          : LLVM::AtomicOrdering::acq_rel;
+    if (kind == tile::AtomicKind::Cas) {
+      // The failure ordering may not release.
+      auto failure = order == tile::MemoryOrder::AcqRel || order == tile::MemoryOrder::Acquire
+                         ? LLVM::AtomicOrdering::acquire
+                         : LLVM::AtomicOrdering::monotonic;
+      Value pair = LLVM::AtomicCmpXchgOp::create(b, loc, p, cmp, value, ordering, failure);
+      return LLVM::ExtractValueOp::create(b, loc, pair, ArrayRef<int64_t>{0});
+    }
+    LLVM::AtomicBinOp op;
+    switch (kind) {
+    case tile::AtomicKind::Add: op = isa<FloatType>(value.getType()) ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add; break;
+    case tile::AtomicKind::Max: op = LLVM::AtomicBinOp::max; break;
+    case tile::AtomicKind::Min: op = LLVM::AtomicBinOp::min; break;
+    case tile::AtomicKind::UMax: op = LLVM::AtomicBinOp::umax; break;
+    case tile::AtomicKind::UMin: op = LLVM::AtomicBinOp::umin; break;
+    default: op = LLVM::AtomicBinOp::xchg; break;
+    }
+    return LLVM::AtomicRMWOp::create(b, loc, op, p, value, ordering, /*syncscope=*/StringAttr(), IntegerAttr(),
+                                     false, ArrayAttr(), ArrayAttr(), ArrayAttr(), ArrayAttr());
+  }
+
   void annotateModule(gpu::GPUModuleOp) const override {}
 
   void annotateKernel(gpu::GPUFuncOp func, uint32_t threads) const override {

@@ -45,6 +45,49 @@ struct PushConstantLowering final : OpConversionPattern<tile::PushConstantOp> {
   }
 };
 
+/// tile.buffer_atomic => spirv.Atomic* on the element's pointer, at device scope.
+struct BufferAtomicLowering final : OpConversionPattern<tile::BufferAtomicOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::BufferAtomicOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto &converter = *getTypeConverter<SPIRVTypeConverter>();
+    Value ptr = spirv::getElementPtr(converter, cast<MemRefType>(op.getBuffer().getType()), adaptor.getBuffer(),
+                                     ValueRange{adaptor.getIndex()}, loc, r);
+    if (!ptr)
+      return r.notifyMatchFailure(op, "cannot address the buffer element");
+    using S = spirv::MemorySemantics;
+    S sem = op.getOrder() == tile::MemoryOrder::Relaxed   ? S::None
+            : op.getOrder() == tile::MemoryOrder::Acquire ? S::Acquire | S::UniformMemory
+            : op.getOrder() == tile::MemoryOrder::Release ? S::Release | S::UniformMemory
+                                                          : S::AcquireRelease | S::UniformMemory;
+    Type t = adaptor.getValue().getType();
+    Value v = adaptor.getValue();
+    auto scope = spirv::Scope::Device;
+    Value result;
+    switch (op.getKind()) {
+    case tile::AtomicKind::Add:
+      result = isa<FloatType>(t) ? Value(spirv::EXTAtomicFAddOp::create(r, loc, t, ptr, scope, sem, v))
+                                 : Value(spirv::AtomicIAddOp::create(r, loc, t, ptr, scope, sem, v));
+      break;
+    case tile::AtomicKind::Max: result = spirv::AtomicSMaxOp::create(r, loc, t, ptr, scope, sem, v); break;
+    case tile::AtomicKind::Min: result = spirv::AtomicSMinOp::create(r, loc, t, ptr, scope, sem, v); break;
+    case tile::AtomicKind::UMax: result = spirv::AtomicUMaxOp::create(r, loc, t, ptr, scope, sem, v); break;
+    case tile::AtomicKind::UMin: result = spirv::AtomicUMinOp::create(r, loc, t, ptr, scope, sem, v); break;
+    case tile::AtomicKind::Xchg: result = spirv::AtomicExchangeOp::create(r, loc, t, ptr, scope, sem, v); break;
+    case tile::AtomicKind::Cas: {
+      S unequal = (sem & S::Acquire) == S::Acquire || (sem & S::AcquireRelease) == S::AcquireRelease
+                      ? S::Acquire | S::UniformMemory
+                      : S::None; // the unequal case may not release
+      result = spirv::AtomicCompareExchangeOp::create(r, loc, t, ptr, scope, sem, unequal, v, adaptor.getCmp());
+      break;
+    }
+    }
+    r.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// Whether a type is or holds bf16.
 bool holdsBF16(Type t) {
   if (auto m = dyn_cast<MemRefType>(t))
@@ -129,7 +172,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module) {
     populateMathToSPIRVPatterns(typeConverter, patterns);
     populateMemRefToSPIRVPatterns(typeConverter, patterns);
     populateFuncToSPIRVPatterns(typeConverter, patterns);
-    patterns.add<PushConstantLowering>(typeConverter, ctx);
+    patterns.add<PushConstantLowering, BufferAtomicLowering>(typeConverter, ctx);
     if (failed(applyFullConversion(gpuModule.getOperation(), *target, std::move(patterns))))
       return failure();
   }

@@ -30,9 +30,9 @@ spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize) {
       {Capability::Shader, Capability::GroupNonUniform, Capability::GroupNonUniformArithmetic,
        Capability::GroupNonUniformShuffle, Capability::GroupNonUniformBallot, Capability::Float16,
        Capability::Int8, Capability::Int16, Capability::Int64, Capability::StorageBuffer16BitAccess,
-       Capability::StorageBuffer8BitAccess},
+       Capability::StorageBuffer8BitAccess, Capability::AtomicFloat32AddEXT, Capability::Int64Atomics},
       {spirv::Extension::SPV_KHR_storage_buffer_storage_class, spirv::Extension::SPV_KHR_16bit_storage,
-       spirv::Extension::SPV_KHR_8bit_storage},
+       spirv::Extension::SPV_KHR_8bit_storage, spirv::Extension::SPV_EXT_shader_atomic_float_add},
       ctx);
   Builder b(ctx);
   auto limits = spirv::ResourceLimitsAttr::get(
@@ -101,6 +101,12 @@ public:
 
   void storeShared(OpBuilder &b, Location loc, Value buffer, Value index, Value value) const override {
     storeElement(b, loc, buffer, index, value);
+  }
+
+  Value atomic(OpBuilder &b, Location loc, tile::AtomicKind kind, tile::MemoryOrder order, Value buffer, Value index,
+               Value value, Value cmp) const override {
+    Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+    return tile::BufferAtomicOp::create(b, loc, value.getType(), kind, order, buffer, i, value, cmp);
   }
 
   void annotateModule(gpu::GPUModuleOp module) const override {

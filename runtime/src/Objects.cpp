@@ -74,7 +74,7 @@ Result<Buffer> Device::allocate(DType dtype, size_t count) {
   size_t elem = sizeOf(dtype);
   if (elem == 0 || dtype == DType::Bool)
     return Status(StatusCode::InvalidArgument, "allocate: " + std::string(toString(dtype)) +
-                                                   " is not a buffer element type (use f32 or i32)");
+                                                   " is not a buffer element type (masks live only inside kernels)");
   if (count > std::numeric_limits<size_t>::max() / elem)
     return Status(StatusCode::InvalidArgument, "allocate: " + std::to_string(count) + " elements overflow the byte size");
   size_t bytes = count * elem;
@@ -141,6 +141,17 @@ Result<Kernel> Module::kernel(std::string_view name) const {
                                           (names.empty() ? std::string("none") : names) + ")");
 }
 
+static std::string scalarHint(DType t) {
+  switch (t) {
+  case DType::F32: return "float, e.g. 2.0f";
+  case DType::I64: return "int64_t";
+  case DType::U32: return "uint32_t";
+  case DType::F16: return "tessera::f16";
+  case DType::BF16: return "tessera::bf16";
+  default: return "int32_t";
+  }
+}
+
 Status Kernel::launch(Grid grid, std::span<const KernelArg> args) const {
   if (!module_ || !entry_) return Status(StatusCode::InvalidArgument, "launch of an empty Kernel handle");
   const KernelEntry &k = *entry_;
@@ -166,7 +177,7 @@ Status Kernel::launch(Grid grid, std::span<const KernelArg> args) const {
         return Status(StatusCode::InvalidArgument,
                       argLabel(k, i) + " is an " + std::string(toString(spec.dtype)) + " scalar, but an " +
                           std::string(toString(arg.dtype())) + " scalar was passed (no implicit conversion; pass a " +
-                          (spec.dtype == DType::F32 ? "float, e.g. 2.0f" : "int32_t") + ")");
+                          scalarHint(spec.dtype) + ")");
       native[i].scalar = arg.scalarBytes();
       continue;
     }

@@ -111,7 +111,7 @@ private:
 };
 
 bool validArgKind(uint8_t v) { return v == uint8_t(ArgKind::Buffer) || v == uint8_t(ArgKind::Scalar); }
-bool validDType(uint8_t v) { return v == uint8_t(DType::F32) || v == uint8_t(DType::I32) || v == uint8_t(DType::Bool); }
+bool validDType(uint8_t v) { return sizeOf(static_cast<DType>(v)) != 0; }
 bool validTargetKind(uint8_t v) { return v == uint8_t(TargetKind::PTX) || v == uint8_t(TargetKind::SPIRV); }
 
 void readArtifact(Reader &r, Artifact &a) {

@@ -38,28 +38,34 @@ std::string Status::toString() const {
   return s;
 }
 
+namespace {
+struct DTypeName {
+  DType type;
+  const char *name;
+  size_t size;
+};
+constexpr DTypeName kDTypes[] = {
+    {DType::F32, "f32", 4}, {DType::I32, "i32", 4},   {DType::Bool, "bool", 1}, {DType::F16, "f16", 2},
+    {DType::BF16, "bf16", 2}, {DType::I8, "i8", 1},   {DType::I16, "i16", 2},   {DType::I64, "i64", 8},
+    {DType::U8, "u8", 1},   {DType::U32, "u32", 4},
+};
+} // namespace
+
 std::string_view toString(DType t) {
-  switch (t) {
-  case DType::F32: return "f32";
-  case DType::I32: return "i32";
-  case DType::Bool: return "bool";
-  }
+  for (const DTypeName &d : kDTypes)
+    if (d.type == t) return d.name;
   return "unknown-dtype";
 }
 
 std::optional<DType> parseDType(std::string_view name) {
-  if (name == "f32") return DType::F32;
-  if (name == "i32") return DType::I32;
-  if (name == "bool") return DType::Bool;
+  for (const DTypeName &d : kDTypes)
+    if (name == d.name) return d.type;
   return std::nullopt;
 }
 
 size_t sizeOf(DType t) {
-  switch (t) {
-  case DType::F32: return 4;
-  case DType::I32: return 4;
-  case DType::Bool: return 1; // in-kernel masks only; no buffer or argument holds it yet
-  }
+  for (const DTypeName &d : kDTypes)
+    if (d.type == t) return d.size;
   return 0;
 }
 

@@ -161,3 +161,33 @@ LogicalResult ScanOp::verify() {
     return emitOpError() << "axis " << axis << " is out of range for a rank-" << src.getRank() << " tile";
   return success();
 }
+
+LogicalResult AtomicRMWOp::verify() {
+  auto value = cast<RankedTensorType>(getValue().getType());
+  if (failed(verifyAccess(*this, getPtr().getType(), cast<RankedTensorType>(getOffsets().getType()), getMask(), value,
+                          "value")))
+    return failure();
+  if (getType() != value)
+    return emitOpError() << "result type " << getType() << " differs from the value type " << value;
+  Type e = value.getElementType();
+  if (getKind() == AtomicKind::Cas)
+    return emitOpError() << "use tile.atomic_cas for compare-and-swap";
+  if (!e.isSignlessInteger(32) && !e.isSignlessInteger(64) && !e.isF32())
+    return emitOpError() << "atomics work on i32, i64 and f32 elements, got " << e;
+  if (e.isF32() && getKind() != AtomicKind::Add && getKind() != AtomicKind::Xchg)
+    return emitOpError() << "f32 atomics are add and xchg (the front end builds max/min from integer atomics)";
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  auto value = cast<RankedTensorType>(getValue().getType());
+  if (failed(verifyAccess(*this, getPtr().getType(), cast<RankedTensorType>(getOffsets().getType()), getMask(), value,
+                          "value")))
+    return failure();
+  if (getCmp().getType() != value || getType() != value)
+    return emitOpError() << "cmp, value and result must have one type";
+  Type e = value.getElementType();
+  if (!e.isSignlessInteger(32) && !e.isSignlessInteger(64))
+    return emitOpError() << "compare-and-swap works on i32 and i64 elements (bitcast f32), got " << e;
+  return success();
+}

@@ -124,6 +124,82 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "the read-modify-write of an atomic op", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"UMax", 3, "umax">,
+    I32EnumAttrCase<"UMin", 4, "umin">,
+    I32EnumAttrCase<"Xchg", 5, "xchg">,
+    I32EnumAttrCase<"Cas", 6, "cas">]> {
+  let cppNamespace = "::tessera::tile";
+}
+
+def Tile_MemoryOrder : I32EnumAttr<"MemoryOrder", "memory ordering of an atomic op", [
+    I32EnumAttrCase<"Relaxed", 0, "relaxed">,
+    I32EnumAttrCase<"Acquire", 1, "acquire">,
+    I32EnumAttrCase<"Release", 2, "release">,
+    I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
+  let cppNamespace = "::tessera::tile";
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "atomic read-modify-write of buffer elements, giving the old values";
+  let description = [{
+    For each element where `mask` is true, atomically replaces `ptr[offsets[i]]` by
+    `op(old, value[i])` (at device scope, with the given memory ordering) and yields the old
+    value; masked-off elements yield 0. `add` works on integers and f32; `max`/`min` compare
+    signed, `umax`/`umin` unsigned; `xchg` stores the value.
+
+    ```mlir
+    %old = tile.atomic_rmw add acq_rel %x[%offs], %v mask %m
+        : (!tile.ptr<i32>, tensor<128xi32>, tensor<128xi32>, tensor<128xi1>) -> tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKind:$kind, Tile_MemoryOrder:$order, Tile_PtrType:$ptr,
+                   Tile_I32Tile:$offsets, Tile_AnyTile:$value, Optional<Tile_MaskTile>:$mask);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = [{
+    $kind $order $ptr `[` $offsets `]` `,` $value (`mask` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "atomic compare-and-swap of buffer elements, giving the old values";
+  let description = [{
+    For each element where `mask` is true: if `ptr[offsets[i]] == cmp[i]` (bitwise) it becomes
+    `value[i]`; the old value is yielded either way (0 where masked off).
+
+    ```mlir
+    %old = tile.atomic_cas acq_rel %x[%offs], %cmp, %v
+        : (!tile.ptr<i32>, tensor<128xi32>, tensor<128xi32>, tensor<128xi32>) -> tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_MemoryOrder:$order, Tile_PtrType:$ptr, Tile_I32Tile:$offsets,
+                   Tile_AnyTile:$cmp, Tile_AnyTile:$value, Optional<Tile_MaskTile>:$mask);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = [{
+    $order $ptr `[` $offsets `]` `,` $cmp `,` $value (`mask` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_BufferAtomicOp : Tile_Op<"buffer_atomic", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "one atomic on one element of a buffer (SPIR-V lowering of the atomic ops)";
+  let description = [{
+    Emitted by `convert-tile-to-gpu` for the SPIR-V target and turned into `spirv.Atomic*`
+    ops by the SPIR-V conversion; `cmp` is present exactly for `cas`. It never appears in a
+    traced kernel.
+  }];
+  let arguments = (ins Tile_AtomicKind:$kind, Tile_MemoryOrder:$order, AnyMemRef:$buffer, Index:$index,
+                   AnyType:$value, Optional<AnyType>:$cmp);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $kind $order $buffer `[` $index `]` `,` $value (`cmp` $cmp^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let summary = "repeat a tile along its size-1 dimensions";
   let description = [{

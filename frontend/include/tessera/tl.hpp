@@ -213,6 +213,32 @@ Tile load(const PtrTile &p, const Tile &mask, const Tile &other, SourceLoc loc =
 void store(const PtrTile &p, const Tile &values, SourceLoc loc = SourceLoc::current());
 void store(const PtrTile &p, const Tile &values, const Tile &mask, SourceLoc loc = SourceLoc::current());
 
+// ---- atomics ------------------------------------------------------------------------------
+
+/// Memory ordering of an atomic, at device scope (as in C++; the default is AcqRel).
+enum class MemoryOrder : uint8_t { Relaxed, Acquire, Release, AcqRel };
+
+/// Atomic read-modify-writes of buffer elements at `p` where `mask` is true; each returns the
+/// old values (0 where masked off). add: i32, u32, i64, f32; max/min: i32, u32; xchg: i32,
+/// u32, i64, f32. Offsets that repeat within one call are applied one after another in an
+/// unspecified order.
+Tile atomic_add(const PtrTile &p, const Tile &values, SourceLoc loc = SourceLoc::current());
+Tile atomic_add(const PtrTile &p, const Tile &values, const Tile &mask, MemoryOrder order = MemoryOrder::AcqRel,
+                SourceLoc loc = SourceLoc::current());
+Tile atomic_max(const PtrTile &p, const Tile &values, SourceLoc loc = SourceLoc::current());
+Tile atomic_max(const PtrTile &p, const Tile &values, const Tile &mask, MemoryOrder order = MemoryOrder::AcqRel,
+                SourceLoc loc = SourceLoc::current());
+Tile atomic_min(const PtrTile &p, const Tile &values, SourceLoc loc = SourceLoc::current());
+Tile atomic_min(const PtrTile &p, const Tile &values, const Tile &mask, MemoryOrder order = MemoryOrder::AcqRel,
+                SourceLoc loc = SourceLoc::current());
+Tile atomic_xchg(const PtrTile &p, const Tile &values, SourceLoc loc = SourceLoc::current());
+Tile atomic_xchg(const PtrTile &p, const Tile &values, const Tile &mask, MemoryOrder order = MemoryOrder::AcqRel,
+                 SourceLoc loc = SourceLoc::current());
+/// Where `p[i] == cmp[i]` (bitwise), stores `values[i]`; returns the old values. i32, u32, i64.
+Tile atomic_cas(const PtrTile &p, const Tile &cmp, const Tile &values, SourceLoc loc = SourceLoc::current());
+Tile atomic_cas(const PtrTile &p, const Tile &cmp, const Tile &values, const Tile &mask,
+                MemoryOrder order = MemoryOrder::AcqRel, SourceLoc loc = SourceLoc::current());
+
 // ---- conversions and element-wise functions -------------------------------------------------
 
 /// Converts to `dtype` with defined results everywhere: float -> narrower float rounds to

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace tessera {
@@ -96,6 +97,16 @@ public:
   KernelArg(const Buffer *b) : kind_(ArgKind::Buffer), buffer_(b) {}
   KernelArg(int32_t v) : kind_(ArgKind::Scalar), dtype_(DType::I32) { bits_.i32 = v; }
   KernelArg(float v) : kind_(ArgKind::Scalar), dtype_(DType::F32) { bits_.f32 = v; }
+  KernelArg(int64_t v) : kind_(ArgKind::Scalar), dtype_(DType::I64) { bits_.i64 = v; }
+  KernelArg(uint32_t v) : kind_(ArgKind::Scalar), dtype_(DType::U32) { bits_.u32 = v; }
+  KernelArg(f16 v) : kind_(ArgKind::Scalar), dtype_(DType::F16) { bits_.u16 = v.bits; }
+  KernelArg(bf16 v) : kind_(ArgKind::Scalar), dtype_(DType::BF16) { bits_.u16 = v.bits; }
+  /// Other integer and floating types would have to convert silently: cast to the kernel's
+  /// scalar type (int32_t, int64_t, uint32_t, float) instead.
+  template <class T>
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, int32_t> && !std::is_same_v<T, int64_t> &&
+             !std::is_same_v<T, uint32_t> && !std::is_same_v<T, float>)
+  KernelArg(T) = delete;
   ArgKind kind() const { return kind_; }
   DType dtype() const { return dtype_; }
   const Buffer *buffer() const { return buffer_; }
@@ -107,6 +118,9 @@ private:
   const Buffer *buffer_ = nullptr;
   union {
     int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint16_t u16;
     float f32;
     uint64_t raw = 0;
   } bits_;
