@@ -31,6 +31,9 @@ Access prepare(const PtrTile &p, const Tile *mask, std::initializer_list<TVal *>
   if (p.arg() >= st.args.size() || !isa<tile::PtrType>(st.args[p.arg()].getType()))
     fail(loc, std::string(fn) + " through a pointer that is not a buffer argument of this kernel");
   Access a{st.args[p.arg()], st.get(p.offsets().id(), loc), Value(), st.argDTypes[p.arg()]};
+  if (a.offsets.isScalar())
+    fail(loc, std::string(fn) + " at a scalar offset: pointer offsets must be a tile; add tl::arange(0, N) to "
+                                "address N elements");
   std::vector<int64_t> shape = a.offsets.shape();
   for (TVal *v : values) {
     if (v->dtype != a.elem)

@@ -211,9 +211,7 @@ uint32_t checkOffsets(uint32_t offsets, SourceLoc loc) {
   if (v.dtype != DType::I32)
     fail(loc, "pointer offsets must be an i32 tile, got " + describe(v) +
                   (v.dtype == DType::I64 ? "; cast them with tl::cast(offs, tessera::DType::I32)" : ""));
-  if (v.isScalar())
-    fail(loc, "pointer offsets must be a tile, got a scalar; add tl::arange(0, N) to address N elements");
-  return offsets;
+  return offsets; // a scalar offset is fine here (x + row + cols); loads and stores need a tile
 }
 
 DType dtypeOf(uint32_t value) {

@@ -54,6 +54,9 @@ static std::tuple<BlockArgument, TVal, Value> access(const PtrTile &p, const Til
   if (p.arg() >= st.args.size() || !isa<tile::PtrType>(st.args[p.arg()].getType()))
     fail(loc, std::string(what) + " through a pointer that is not a buffer argument of this kernel");
   TVal offs = st.get(p.offsets().id(), loc);
+  if (offs.isScalar())
+    fail(loc, std::string(what) + " at a scalar offset: pointer offsets must be a tile; add tl::arange(0, N) to "
+                                  "address N elements");
   Value m;
   if (mask) {
     TVal mv = st.get(mask->id(), loc);

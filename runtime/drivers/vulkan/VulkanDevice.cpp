@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 namespace tessera::vulkan {
 
@@ -40,6 +42,19 @@ Status VulkanDevice::init() {
     f11.pNext = &f12;
     if (physical_.apiVersion >= VK_API_VERSION_1_3) f12.pNext = &f13;
   }
+  // Float atomics (tl::atomic_add on f32 buffers) come from an extension.
+  std::vector<const char *> extensions;
+  uint32_t extCount = 0;
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &extCount, nullptr);
+  std::vector<VkExtensionProperties> available(extCount);
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &extCount, available.data());
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  for (const VkExtensionProperties &e : available)
+    if (std::string_view(e.extensionName) == VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) {
+      extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+      atomicFloat.pNext = features.pNext;
+      features.pNext = &atomicFloat;
+    }
   vkGetPhysicalDeviceFeatures2(pd, &features);
   // Kernels mask their own accesses (as on CUDA); robust access would only cost speed.
   features.features.robustBufferAccess = VK_FALSE;
@@ -54,6 +69,8 @@ Status VulkanDevice::init() {
   info.pNext = &features;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   TESSERA_VK_TRY_CTX(vkCreateDevice(pd, &info, nullptr, &device_), "opening " + name());
   // One dispatch table per device: calls skip the loader trampoline and several devices coexist.
   volkLoadDeviceTable(&vk_, device_);
