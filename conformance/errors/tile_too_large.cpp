@@ -1,0 +1,8 @@
+// A tile beyond the 2^20 elements a tile may hold.
+#include "ErrorCase.hpp"
+TESSERA_ERROR_CASE(tile_too_large) {
+  return tessera::trace("k", [](tl::Ptr<float> x) {
+    tl::Tile t = tl::zeros({2048, 1024}, DType::F32); // expect-error: is larger than the 2^20 a tile may hold; split the work over more programs
+    tl::store(x + tl::arange(0, 1024), tl::sum(t, 0));
+  }).status();
+}
