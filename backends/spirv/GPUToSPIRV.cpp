@@ -88,6 +88,18 @@ struct BufferAtomicLowering final : OpConversionPattern<tile::BufferAtomicOp> {
   }
 };
 
+/// math ops GLSL.std.450 has but the upstream math conversion does not map (exp2, log2).
+template <class MathOp, class GLOp> struct GLUnaryLowering final : OpConversionPattern<MathOp> {
+  using OpConversionPattern<MathOp>::OpConversionPattern;
+  LogicalResult matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor, ConversionPatternRewriter &r) const override {
+    Type t = this->getTypeConverter()->convertType(op.getType());
+    if (!t)
+      return failure();
+    r.replaceOpWithNewOp<GLOp>(op, t, adaptor.getOperand());
+    return success();
+  }
+};
+
 /// Whether a type is or holds bf16.
 bool holdsBF16(Type t) {
   if (auto m = dyn_cast<MemRefType>(t))
@@ -106,6 +118,21 @@ Type asI16(Type t) {
 /// from f32 become integer operations (round to nearest even), and what is left of bf16 only
 /// moves data (loads, stores, selects, branches), which is the same on i16.
 LogicalResult legalizeBF16(gpu::GPUModuleOp module) {
+  // Integer <-> bf16 conversions (canonicalization may fuse them) go through f32 first.
+  module.walk([](Operation *op) {
+    if (!isa<arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp, arith::FPToUIOp>(op))
+      return;
+    OpBuilder b(op);
+    Type f32 = b.getF32Type();
+    if (op->getResult(0).getType().isBF16()) {
+      Operation *wide = b.clone(*op);
+      wide->getResult(0).setType(f32);
+      op->getResult(0).replaceAllUsesWith(arith::TruncFOp::create(b, op->getLoc(), b.getBF16Type(), wide->getResult(0)));
+      op->erase();
+    } else if (op->getOperand(0).getType().isBF16()) {
+      op->setOperand(0, arith::ExtFOp::create(b, op->getLoc(), f32, op->getOperand(0)));
+    }
+  });
   RewritePatternSet patterns(module.getContext());
   arith::populateExpandBFloat16Patterns(patterns);
   if (failed(applyPatternsGreedily(module, std::move(patterns))))
@@ -172,7 +199,8 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module) {
     populateMathToSPIRVPatterns(typeConverter, patterns);
     populateMemRefToSPIRVPatterns(typeConverter, patterns);
     populateFuncToSPIRVPatterns(typeConverter, patterns);
-    patterns.add<PushConstantLowering, BufferAtomicLowering>(typeConverter, ctx);
+    patterns.add<PushConstantLowering, BufferAtomicLowering, GLUnaryLowering<math::Exp2Op, spirv::GLExp2Op>,
+                 GLUnaryLowering<math::Log2Op, spirv::GLLog2Op>>(typeConverter, ctx);
     if (failed(applyFullConversion(gpuModule.getOperation(), *target, std::move(patterns))))
       return failure();
   }
@@ -180,7 +208,26 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module) {
   OpPassManager &spv = pm.nest<spirv::ModuleOp>();
   spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+  // update-vce does not know that 64-bit atomics need Int64Atomics: add it where used.
+  for (auto spvModule : module.getOps<spirv::ModuleOp>()) {
+    bool atomics64 = false;
+    spvModule.walk([&](Operation *op) {
+      if (op->getName().getStringRef().starts_with("spirv.Atomic") && op->getNumResults() &&
+          op->getResult(0).getType().isInteger(64))
+        atomics64 = true;
+    });
+    auto vce = spvModule.getVceTriple();
+    if (!atomics64 || !vce)
+      continue;
+    SmallVector<spirv::Capability> caps(vce->getCapabilities());
+    if (!llvm::is_contained(caps, spirv::Capability::Int64Atomics))
+      caps.push_back(spirv::Capability::Int64Atomics);
+    SmallVector<spirv::Extension> exts(vce->getExtensions());
+    spvModule.setVceTripleAttr(spirv::VerCapExtAttr::get(vce->getVersion(), caps, exts, ctx));
+  }
+  return success();
 }
 
 LogicalResult checkBufferABI(ModuleOp module, const std::vector<ArgSpec> &signature, std::string &error) {

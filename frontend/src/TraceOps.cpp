@@ -214,6 +214,11 @@ uint32_t checkOffsets(uint32_t offsets, SourceLoc loc) {
   return offsets; // a scalar offset is fine here (x + row + cols); loads and stores need a tile
 }
 
+uint32_t constantOffset(int64_t value, SourceLoc loc) {
+  auto &st = state(loc);
+  return st.add(constant(st, DType::I32, Number(value), {}, loc));
+}
+
 DType dtypeOf(uint32_t value) {
   auto loc = SourceLoc::current();
   return state(loc).get(value, loc).dtype;
@@ -287,7 +292,14 @@ Tile abs(const Tile &x, SourceLoc loc) {
     return x;
   TVal w = widen(st, v, loc);
   Location l = st.loc(loc);
-  Value r = isFloat(v.dtype) ? Value(math::AbsFOp::create(st.builder, l, w.value)) : Value(math::AbsIOp::create(st.builder, l, w.value));
+  Value r;
+  if (isFloat(v.dtype)) {
+    r = math::AbsFOp::create(st.builder, l, w.value);
+  } else { // x < 0 ? 0 - x : x (wraps for the minimum, as two's complement does)
+    Value zero = constant(st, w.dtype, Number(0), w.shape(), loc).value;
+    Value neg = arith::CmpIOp::create(st.builder, l, arith::CmpIPredicate::slt, w.value, zero);
+    r = arith::SelectOp::create(st.builder, l, neg, arith::SubIOp::create(st.builder, l, zero, w.value), w.value);
+  }
   return Tile(st.add(narrow(st, {r, w.dtype}, v.dtype, loc)));
 }
 

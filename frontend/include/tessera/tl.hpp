@@ -151,6 +151,19 @@ public:
   using Tile::Tile;
 };
 
+/// A constant element offset written as a C++ integer (`x + 5`), with where it was written.
+struct Offset {
+  template <class T>
+    requires std::is_integral_v<T>
+  Offset(T v, SourceLoc loc = SourceLoc::current()) : value(int64_t(v)), loc(loc) {}
+  int64_t value;
+  SourceLoc loc;
+};
+
+namespace detail {
+uint32_t constantOffset(int64_t value, SourceLoc loc);
+} // namespace detail
+
 /// A buffer argument offset by a tile of element offsets: what load and store take.
 class PtrTile {
 public:
@@ -160,6 +173,9 @@ public:
   const Tile &offsets() const { return offsets_; }
   friend PtrTile operator+(const PtrTile &p, At more) {
     return PtrTile(p.arg_, p.elem_, Tile(detail::binary(BinaryOp::Add, p.offsets_.id(), more.tile.id(), more.loc)));
+  }
+  friend PtrTile operator+(const PtrTile &p, Offset more) {
+    return PtrTile(p.arg_, p.elem_, Tile(detail::binary(BinaryOp::Add, p.offsets_.id(), detail::constantOffset(more.value, more.loc), more.loc)));
   }
   friend PtrTile operator-(const PtrTile &p, At less) {
     return PtrTile(p.arg_, p.elem_, Tile(detail::binary(BinaryOp::Sub, p.offsets_.id(), less.tile.id(), less.loc)));
@@ -183,6 +199,9 @@ public:
   uint32_t arg() const { return arg_; }
   friend PtrTile operator+(const Ptr &p, At offsets) {
     return PtrTile(p.arg_, DTypeOf<T>::value, Tile(detail::checkOffsets(offsets.tile.id(), offsets.loc)));
+  }
+  friend PtrTile operator+(const Ptr &p, Offset offset) {
+    return PtrTile(p.arg_, DTypeOf<T>::value, Tile(detail::constantOffset(offset.value, offset.loc)));
   }
 
 private:
