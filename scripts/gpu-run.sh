@@ -24,6 +24,20 @@ for backend in cuda vulkan; do
     done
   done
 done
+for backend in cuda vulkan; do
+  echo "== examples 02-04, TESSERA_BACKEND=$backend"
+  for size in "1 1" "7 1000" "64 1024" "33 3001" "4 16384" "4096 1024"; do
+    TESSERA_BACKEND=$backend $S/bin/02_fused_softmax_aot $size --package-dir=$S/pkgs/example || status=1
+  done
+  for size in "1 7" "16 1000" "64 4096" "5 3000"; do
+    TESSERA_BACKEND=$backend $S/bin/03_layernorm_aot $size --package-dir=$S/pkgs/example || status=1
+  done
+  for size in "1 1" "100 300" "257 1000" "4096 4096"; do
+    TESSERA_BACKEND=$backend $S/bin/04_fused_elementwise_aot $size --package-dir=$S/pkgs/example || status=1
+  done
+done
+echo "== tessera-op-tests-aot (every op x dtype, both backends)"
+$S/bin/tessera-op-tests-aot --packages=$S/pkgs/conformance || status=1
 echo "== tessera-conformance-aot"
 $S/bin/tessera-conformance-aot --packages=$S/pkgs/conformance || status=1
 echo "== tessera-runtime-tests"

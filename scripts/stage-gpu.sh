@@ -8,11 +8,20 @@ cd "$(dirname "$0")/.."
 cmake --build build -j "${TESSERA_JOBS:-$(nproc)}"
 rm -rf .gpu-stage
 mkdir -p .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/example .gpu-stage/pkgs/conformance
-cp build/bin/tessera build/bin/tessera-runtime-tests build/bin/01_vector_add_aot \
-   build/bin/tessera-conformance-aot .gpu-stage/bin/
+cp build/bin/tessera build/bin/tessera-runtime-tests build/bin/01_vector_add_aot build/bin/02_fused_softmax_aot \
+   build/bin/03_layernorm_aot build/bin/04_fused_elementwise_aot build/bin/tessera-conformance-aot \
+   build/bin/tessera-op-tests-aot .gpu-stage/bin/
 cp -L build/lib/libtessera_runtime.so .gpu-stage/lib/
 for b in 128 1024; do
   build/bin/01_vector_add 1 --block=$b --write-package=.gpu-stage/pkgs/example >/dev/null
 done
+for cols in 1 1000 1024 3001 16384; do
+  build/bin/02_fused_softmax 1 $cols --write-package=.gpu-stage/pkgs/example >/dev/null
+done
+for cols in 7 1000 4096 3000; do
+  build/bin/03_layernorm 1 $cols --write-package=.gpu-stage/pkgs/example >/dev/null
+done
+build/bin/04_fused_elementwise 1 1 --write-package=.gpu-stage/pkgs/example >/dev/null
 build/bin/tessera-conformance --write-packages=.gpu-stage/pkgs/conformance >/dev/null
+build/bin/tessera-op-tests --write-packages=.gpu-stage/pkgs/conformance >/dev/null
 du -sh .gpu-stage

@@ -101,8 +101,8 @@ template <class T> void addIntegerCases(std::vector<OpCase> &cases, const std::s
   auto gen = [](std::mt19937 &rng, T &a, T &b) {
     a = randomValue<T>(rng);
     b = randomValue<T>(rng);
-    if (b == 0)
-      b = 1;
+    if (rng() % 16 == 0) b = 0;                                       // defined: x / 0 = 0, x % 0 = x
+    if (std::is_signed_v<T> && rng() % 16 == 0) a = std::numeric_limits<T>::min(), b = T(-1); // MIN / -1
   };
   auto add = [&](std::string op, auto kernelOp, auto hostOp, bool twoD = false) {
     std::string name = "int_" + op + "_" + tn + (twoD ? "_2d" : "");
@@ -115,10 +115,14 @@ template <class T> void addIntegerCases(std::vector<OpCase> &cases, const std::s
   add("sub", [](tl::Tile a, tl::Tile b) { return a - b; }, [](T a, T b) { return wrap<T>(int64_t(a) - int64_t(b)); });
   add("mul", [](tl::Tile a, tl::Tile b) { return a * b; }, [](T a, T b) { return wrap<T>(int64_t(uint64_t(a) * uint64_t(b))); });
   add("div", [](tl::Tile a, tl::Tile b) { return a / b; }, [](T a, T b) {
-    if (std::is_signed_v<T> && b == -1) return wrap<T>(-int64_t(a)); // MIN / -1 wraps
+    if (b == 0) return T(0);
+    if (std::is_signed_v<T> && b == T(-1)) return wrap<T>(-int64_t(a)); // MIN / -1 = MIN
     return T(a / b);
   });
-  add("rem", [](tl::Tile a, tl::Tile b) { return a % b; }, [](T a, T b) { return std::is_signed_v<T> && b == -1 ? T(0) : T(a % b); });
+  add("rem", [](tl::Tile a, tl::Tile b) { return a % b; }, [](T a, T b) {
+    if (b == 0) return a;
+    return std::is_signed_v<T> && b == T(-1) ? T(0) : T(a % b);
+  });
   add("and", [](tl::Tile a, tl::Tile b) { return a & b; }, [](T a, T b) { return T(a & b); });
   add("or", [](tl::Tile a, tl::Tile b) { return a | b; }, [](T a, T b) { return T(a | b); });
   add("xor", [](tl::Tile a, tl::Tile b) { return a ^ b; }, [](T a, T b) { return T(a ^ b); });

@@ -83,13 +83,35 @@ TVal emitBinary(TraceState &st, BinaryOp op, TVal a, TVal b, SourceLoc sl) {
   case BinaryOp::Sub: r = flt ? Value(arith::SubFOp::create(bld, l, x, y)) : Value(arith::SubIOp::create(bld, l, x, y)); break;
   case BinaryOp::Mul: r = flt ? Value(arith::MulFOp::create(bld, l, x, y)) : Value(arith::MulIOp::create(bld, l, x, y)); break;
   case BinaryOp::Div:
-    r = flt ? Value(arith::DivFOp::create(bld, l, x, y))
-            : uns ? Value(arith::DivUIOp::create(bld, l, x, y)) : Value(arith::DivSIOp::create(bld, l, x, y));
+  case BinaryOp::Rem: {
+    bool div = op == BinaryOp::Div;
+    if (flt) {
+      r = div ? Value(arith::DivFOp::create(bld, l, x, y)) : Value(arith::RemFOp::create(bld, l, x, y));
+      break;
+    }
+    // Defined for every input (LLVM and SPIR-V leave these undefined, and LLVM may then assume
+    // a masked-off lane never divides by zero): x / 0 = 0, x % 0 = x, MIN / -1 = MIN, MIN % -1 = 0.
+    Value zero = constant(st, ct, Number(0), shape, sl).value, one = constant(st, ct, Number(1), shape, sl).value;
+    Value byZero = arith::CmpIOp::create(bld, l, arith::CmpIPredicate::eq, y, zero);
+    Value special = byZero, byMinusOne;
+    if (!uns) {
+      byMinusOne = arith::CmpIOp::create(bld, l, arith::CmpIPredicate::eq, y, constant(st, ct, Number(-1), shape, sl).value);
+      special = arith::OrIOp::create(bld, l, byZero, byMinusOne);
+    }
+    Value safe = arith::SelectOp::create(bld, l, special, one, y);
+    if (div) {
+      r = uns ? Value(arith::DivUIOp::create(bld, l, x, safe)) : Value(arith::DivSIOp::create(bld, l, x, safe));
+      if (!uns)
+        r = arith::SelectOp::create(bld, l, byMinusOne, arith::SubIOp::create(bld, l, zero, x), r);
+      r = arith::SelectOp::create(bld, l, byZero, zero, r);
+    } else {
+      r = uns ? Value(arith::RemUIOp::create(bld, l, x, safe)) : Value(arith::RemSIOp::create(bld, l, x, safe));
+      if (!uns)
+        r = arith::SelectOp::create(bld, l, byMinusOne, zero, r);
+      r = arith::SelectOp::create(bld, l, byZero, x, r);
+    }
     break;
-  case BinaryOp::Rem:
-    r = flt ? Value(arith::RemFOp::create(bld, l, x, y))
-            : uns ? Value(arith::RemUIOp::create(bld, l, x, y)) : Value(arith::RemSIOp::create(bld, l, x, y));
-    break;
+  }
   case BinaryOp::And: r = arith::AndIOp::create(bld, l, x, y); break;
   case BinaryOp::Or: r = arith::OrIOp::create(bld, l, x, y); break;
   case BinaryOp::Xor: r = arith::XOrIOp::create(bld, l, x, y); break;
