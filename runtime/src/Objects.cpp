@@ -73,8 +73,9 @@ Result<Buffer> Device::allocate(DType dtype, size_t count) {
   if (!impl_) return noDevice("allocate");
   size_t elem = sizeOf(dtype);
   if (elem == 0 || dtype == DType::Bool)
-    return Status(StatusCode::InvalidArgument, "allocate: " + std::string(toString(dtype)) +
-                                                   " is not a buffer element type (masks live only inside kernels)");
+    return Status(StatusCode::InvalidArgument,
+                  "allocate: " + std::string(toString(dtype)) +
+                      " is not a buffer element type (masks live only inside kernels; store them as u8 or i32)");
   if (count > std::numeric_limits<size_t>::max() / elem)
     return Status(StatusCode::InvalidArgument, "allocate: " + std::to_string(count) + " elements overflow the byte size");
   size_t bytes = count * elem;
@@ -141,16 +142,32 @@ Result<Kernel> Module::kernel(std::string_view name) const {
                                           (names.empty() ? std::string("none") : names) + ")");
 }
 
-static std::string scalarHint(DType t) {
-  switch (t) {
-  case DType::F32: return "float, e.g. 2.0f";
-  case DType::I64: return "int64_t";
-  case DType::U32: return "uint32_t";
-  case DType::F16: return "tessera::f16";
-  case DType::BF16: return "tessera::bf16";
-  default: return "int32_t";
-  }
+namespace {
+
+// "an f32", "an i64", "a u32", "a bf16": the article follows how the name is spoken.
+std::string withArticle(DType t) {
+  std::string name(toString(t));
+  return (name[0] == 'f' || name[0] == 'i' ? "an " : "a ") + name;
 }
+
+// What C++ value makes a KernelArg of dtype `t`.
+std::string scalarHint(DType t) {
+  switch (t) {
+  case DType::F32: return "a float, e.g. 2.0f";
+  case DType::I32: return "an int32_t, e.g. int32_t(n)";
+  case DType::I64: return "an int64_t, e.g. int64_t(n)";
+  case DType::U32: return "a uint32_t, e.g. uint32_t(n) or 5u";
+  case DType::F16: return "a tessera::f16, e.g. tessera::f16::fromFloat(x)";
+  case DType::BF16: return "a tessera::bf16, e.g. tessera::bf16::fromFloat(x)";
+  case DType::I8: return "KernelArg::scalar<int8_t>(v)";
+  case DType::I16: return "KernelArg::scalar<int16_t>(v)";
+  case DType::U8: return "KernelArg::scalar<uint8_t>(v)";
+  case DType::Bool: break;
+  }
+  return "a value of the declared type";
+}
+
+} // namespace
 
 Status Kernel::launch(Grid grid, std::span<const KernelArg> args) const {
   if (!module_ || !entry_) return Status(StatusCode::InvalidArgument, "launch of an empty Kernel handle");
@@ -175,9 +192,8 @@ Status Kernel::launch(Grid grid, std::span<const KernelArg> args) const {
     if (spec.kind == ArgKind::Scalar) {
       if (arg.dtype() != spec.dtype)
         return Status(StatusCode::InvalidArgument,
-                      argLabel(k, i) + " is an " + std::string(toString(spec.dtype)) + " scalar, but an " +
-                          std::string(toString(arg.dtype())) + " scalar was passed (no implicit conversion; pass a " +
-                          scalarHint(spec.dtype) + ")");
+                      argLabel(k, i) + " is " + withArticle(spec.dtype) + " scalar, but " + withArticle(arg.dtype()) +
+                          " scalar was passed (no implicit conversion; pass " + scalarHint(spec.dtype) + ")");
       native[i].scalar = arg.scalarBytes();
       continue;
     }

@@ -134,6 +134,10 @@ const BackendInfo *DeviceInfo::find(Backend b) const {
   return nullptr;
 }
 
+bool BackendInfo::hasFeature(std::string_view name) const {
+  return std::find(features.begin(), features.end(), name) != features.end();
+}
+
 Result<std::shared_ptr<Device>> Runtime::open(uint32_t deviceIndex, std::optional<Backend> backend) {
   if (deviceIndex >= impl_->devices.size())
     return Status(StatusCode::NotFound, "no device " + std::to_string(deviceIndex) + "; present: " + impl_->presentSummary());

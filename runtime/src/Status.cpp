@@ -39,33 +39,37 @@ std::string Status::toString() const {
 }
 
 namespace {
+
 struct DTypeName {
   DType type;
-  const char *name;
-  size_t size;
+  std::string_view name;
+  size_t bytes;
 };
-constexpr DTypeName kDTypes[] = {
-    {DType::F32, "f32", 4}, {DType::I32, "i32", 4},   {DType::Bool, "bool", 1}, {DType::F16, "f16", 2},
-    {DType::BF16, "bf16", 2}, {DType::I8, "i8", 1},   {DType::I16, "i16", 2},   {DType::I64, "i64", 8},
-    {DType::U8, "u8", 1},   {DType::U32, "u32", 4},
+
+// Bool is 1 byte only as an in-kernel mask; no buffer or argument holds it.
+constexpr DTypeName kDTypeNames[] = {
+    {DType::F32, "f32", 4}, {DType::I32, "i32", 4}, {DType::Bool, "bool", 1}, {DType::F16, "f16", 2},
+    {DType::BF16, "bf16", 2}, {DType::I8, "i8", 1},  {DType::I16, "i16", 2},   {DType::I64, "i64", 8},
+    {DType::U8, "u8", 1},     {DType::U32, "u32", 4},
 };
+
 } // namespace
 
 std::string_view toString(DType t) {
-  for (const DTypeName &d : kDTypes)
+  for (const DTypeName &d : kDTypeNames)
     if (d.type == t) return d.name;
   return "unknown-dtype";
 }
 
 std::optional<DType> parseDType(std::string_view name) {
-  for (const DTypeName &d : kDTypes)
-    if (name == d.name) return d.type;
+  for (const DTypeName &d : kDTypeNames)
+    if (d.name == name) return d.type;
   return std::nullopt;
 }
 
 size_t sizeOf(DType t) {
-  for (const DTypeName &d : kDTypes)
-    if (d.type == t) return d.size;
+  for (const DTypeName &d : kDTypeNames)
+    if (d.type == t) return d.bytes;
   return 0;
 }
 

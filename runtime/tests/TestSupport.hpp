@@ -33,6 +33,7 @@ inline std::string codeOf(const Status &s) { return toString(s.code()); }
 
 inline std::string nameOf(Backend b) { return toString(b); }
 inline std::string nameOf(TargetKind k) { return toString(k); }
+inline std::string nameOf(DType t) { return std::string(toString(t)); }
 
 /// The format's checksum, written out again here so the tests do not trust the code they test.
 inline uint64_t fnv1a64(const uint8_t *p, size_t n) {

@@ -65,6 +65,27 @@ std::string jsonString(const std::string &s) {
   return out + "\"";
 }
 
+// "    shader features      float16 float64 int8 ..." wrapped under the label.
+void printFeatures(const std::vector<std::string> &features) {
+  const std::string indent(25, ' ');
+  std::string line = "    shader features      ";
+  if (features.empty()) line += "(none)";
+  size_t width = line.size();
+  for (size_t i = 0; i < features.size(); ++i) {
+    if (i > 0 && width + 1 + features[i].size() > 110) {
+      std::printf("%s\n", line.c_str());
+      line = indent;
+      width = indent.size();
+    } else if (i > 0) {
+      line += ' ';
+      ++width;
+    }
+    line += features[i];
+    width += features[i].size();
+  }
+  std::printf("%s\n", line.c_str());
+}
+
 void printText(const tessera::Runtime &rt) {
   using tessera::Backend;
   if (rt.devices().empty()) std::printf("no devices\n");
@@ -86,10 +107,17 @@ void printText(const tessera::Runtime &rt) {
       std::printf("    shared memory/group  %s\n", bytesText(b.maxSharedMemBytes).c_str());
       std::printf("    max buffer           %s (%llu bytes)\n", bytesText(b.maxBufferBytes).c_str(),
                   static_cast<unsigned long long>(b.maxBufferBytes));
+      if (b.backend == Backend::Vulkan) printFeatures(b.features);
     }
   }
   for (const tessera::BackendAbsence &a : rt.absentBackends())
     std::printf("absent: %s: %s\n", tessera::toString(a.backend), a.reason.c_str());
+}
+
+std::string jsonStringArray(const std::vector<std::string> &items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + jsonString(items[i]);
+  return out + "]";
 }
 
 void printJson(const tessera::Runtime &rt) {
@@ -106,12 +134,13 @@ void printJson(const tessera::Runtime &rt) {
       std::printf("%s\n       {\"backend\": \"%s\", \"default\": %s, \"driverVersion\": %s, \"apiVersion\": %s, "
                   "\"subgroupSize\": %u, \"memoryBytes\": %llu, \"maxThreadsPerGroup\": %u, "
                   "\"maxGroupCount\": [%u, %u, %u], \"maxSharedMemBytes\": %u, \"maxBufferBytes\": %llu, "
-                  "\"computeCapability\": %u}",
+                  "\"computeCapability\": %u, \"features\": %s}",
                   firstBackend ? "" : ",", tessera::toString(b.backend), b.backend == d.defaultBackend ? "true" : "false",
                   jsonString(b.driverVersion).c_str(), jsonString(b.apiVersion).c_str(), b.subgroupSize,
                   static_cast<unsigned long long>(b.memoryBytes), b.maxThreadsPerGroup, b.maxGroupCount[0],
                   b.maxGroupCount[1], b.maxGroupCount[2], b.maxSharedMemBytes,
-                  static_cast<unsigned long long>(b.maxBufferBytes), b.computeCapability);
+                  static_cast<unsigned long long>(b.maxBufferBytes), b.computeCapability,
+                  jsonStringArray(b.features).c_str());
       firstBackend = false;
     }
     std::printf("]}");

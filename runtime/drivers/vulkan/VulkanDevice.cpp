@@ -1,10 +1,8 @@
-// VulkanDevice: VkDevice creation (all supported core features), the submit-and-wait path, artifact choice.
+// VulkanDevice: VkDevice creation (all supported features), the submit-and-wait path, artifact choice.
 #include "vulkan/VulkanDriver.hpp"
 
 #include <algorithm>
 #include <cstring>
-#include <string_view>
-#include <vector>
 
 namespace tessera::vulkan {
 
@@ -30,35 +28,12 @@ Status VulkanDevice::init() {
   limits_ = props.limits;
   vkGetPhysicalDeviceMemoryProperties(pd, &memory_);
 
-  // Enable every core feature the device has: MLIR's SPIR-V may use int64, float16, 8/16-bit
-  // storage and so on, and an absent feature makes pipeline creation fail obscurely.
-  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  // The 1.1 struct exists only from Vulkan 1.2 on; 1.3's from 1.3 on.
-  if (physical_.apiVersion >= VK_API_VERSION_1_2) {
-    features.pNext = &f11;
-    f11.pNext = &f12;
-    if (physical_.apiVersion >= VK_API_VERSION_1_3) f12.pNext = &f13;
-  }
-  // Float atomics (tl::atomic_add on f32 buffers) come from an extension.
-  std::vector<const char *> extensions;
-  uint32_t extCount = 0;
-  vkEnumerateDeviceExtensionProperties(pd, nullptr, &extCount, nullptr);
-  std::vector<VkExtensionProperties> available(extCount);
-  vkEnumerateDeviceExtensionProperties(pd, nullptr, &extCount, available.data());
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
-  for (const VkExtensionProperties &e : available)
-    if (std::string_view(e.extensionName) == VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) {
-      extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
-      atomicFloat.pNext = features.pNext;
-      features.pNext = &atomicFloat;
-    }
-  vkGetPhysicalDeviceFeatures2(pd, &features);
-  // Kernels mask their own accesses (as on CUDA); robust access would only cost speed.
-  features.features.robustBufferAccess = VK_FALSE;
-  if (physical_.apiVersion >= VK_API_VERSION_1_3) f13.robustImageAccess = VK_FALSE;
+  // Enable every feature the device has (core, and the extensions in FeatureChain): MLIR's
+  // SPIR-V may use int64, float16, 8/16-bit storage, float atomics and so on, and an absent
+  // feature makes pipeline creation fail obscurely. checkCapabilities refuses the rest by name.
+  FeatureChain features(pd, physical_.apiVersion, physical_.extensions);
+  features.disableRobustness();
+  const std::vector<const char *> &extensions = features.extensions();
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -66,7 +41,7 @@ Status VulkanDevice::init() {
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  info.pNext = &features;
+  info.pNext = &features.head();
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
   info.enabledExtensionCount = uint32_t(extensions.size());

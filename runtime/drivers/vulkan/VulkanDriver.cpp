@@ -66,14 +66,6 @@ std::string decodeDriverVersion(uint32_t vendorId, uint32_t v) {
   return formatVulkanVersion(v);
 }
 
-bool hasDeviceExtension(VkPhysicalDevice pd, const char *name) {
-  uint32_t n = 0;
-  if (vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr) != VK_SUCCESS) return false;
-  std::vector<VkExtensionProperties> exts(n);
-  if (vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, exts.data()) != VK_SUCCESS) return false;
-  return std::any_of(exts.begin(), exts.end(), [&](const VkExtensionProperties &e) { return std::strcmp(e.extensionName, name) == 0; });
-}
-
 // Fills one VulkanPhysical, or returns false (with why) for a device Tessera cannot use.
 bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std::string &why) {
   VkPhysicalDeviceProperties base{};
@@ -85,9 +77,17 @@ bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std:
   VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceFloatControlsProperties floatControls{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+  std::set<std::string> extensions = deviceExtensions(handle);
   id.pNext = &subgroup;
-  bool haveDriverProps = base.apiVersion >= VK_API_VERSION_1_2 || hasDeviceExtension(handle, "VK_KHR_driver_properties");
-  if (haveDriverProps) subgroup.pNext = &driver;
+  void **tail = &subgroup.pNext;
+  bool haveDriverProps = base.apiVersion >= VK_API_VERSION_1_2 || extensions.count("VK_KHR_driver_properties");
+  if (haveDriverProps) {
+    *tail = &driver;
+    tail = &driver.pNext;
+  }
+  bool haveFloatControls = base.apiVersion >= VK_API_VERSION_1_2 || extensions.count("VK_KHR_shader_float_controls");
+  if (haveFloatControls) *tail = &floatControls;
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &id;
   vkGetPhysicalDeviceProperties2(handle, &props);
@@ -111,6 +111,9 @@ bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std:
     if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
       deviceLocal = std::max<uint64_t>(deviceLocal, mem.memoryHeaps[h].size); // largest, not a sum: BAR heaps alias VRAM
 
+  FeatureChain chain(handle, p.apiVersion, extensions);
+  out.features = chain.shaderFeatures(subgroup, haveFloatControls ? &floatControls : nullptr);
+  out.extensions = std::move(extensions);
   out.handle = handle;
   out.apiVersion = p.apiVersion;
   out.queueFamily = static_cast<uint32_t>(family - families.begin());
@@ -134,6 +137,7 @@ bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std:
                      p.limits.maxComputeWorkGroupCount[2]};
   b.maxSharedMemBytes = p.limits.maxComputeSharedMemorySize;
   b.maxBufferBytes = p.limits.maxStorageBufferRange;
+  b.features = out.features.names();
   return true;
 }
 

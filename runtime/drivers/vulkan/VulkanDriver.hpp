@@ -2,6 +2,7 @@
 #pragma once
 
 #include "Driver.hpp"
+#include "vulkan/VulkanFeatures.hpp"
 #include "vulkan/VulkanStatus.hpp"
 
 #include <functional>
@@ -22,6 +23,8 @@ struct VulkanPhysical {
   VkPhysicalDevice handle = VK_NULL_HANDLE;
   uint32_t apiVersion = 0;
   uint32_t queueFamily = 0;
+  ShaderFeatures features;         // queried once; what checkCapabilities compares against
+  std::set<std::string> extensions; // device extensions offered
 };
 
 class VulkanDriver final : public detail::Driver {
@@ -44,6 +47,7 @@ public:
   ~VulkanDevice() override;
   /// Creates the VkDevice, its queue, command buffer and fence.
   Status init();
+  const ShaderFeatures &features() const { return physical_.features; }
 
   TargetDesc target() const override;
   Result<const Artifact *> selectArtifact(const KernelEntry &kernel) const override;

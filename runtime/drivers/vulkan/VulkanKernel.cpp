@@ -1,4 +1,4 @@
-// VulkanKernel: SPIR-V checks, the compute pipeline (set 0 binding = abiSlot, push constants), dispatch.
+// VulkanKernel: SPIR-V checks (structure, capabilities), the compute pipeline (set 0 binding = abiSlot, push constants), dispatch.
 #include "vulkan/VulkanDriver.hpp"
 
 #include <algorithm>
@@ -63,6 +63,8 @@ Status VulkanKernel::init() {
     for (const std::string &e : *entries) have += (have.empty() ? "'" : ", '") + e + "'";
     return corrupt(k, "no GLCompute entry point '" + a.entryPoint + "' (it has " + (have.empty() ? "none" : have) + ")");
   }
+  // Before the driver sees the module: a missing feature is named here instead of failing obscurely.
+  if (Status s = checkCapabilities(k, words, device_.features(), device_.name()); !s) return s;
   if (a.pushConstantBytes % 4 != 0)
     return corrupt(k, "pushConstantBytes " + std::to_string(a.pushConstantBytes) + " is not a multiple of 4");
   if (a.pushConstantBytes > limits.maxPushConstantsSize)
@@ -82,7 +84,13 @@ Status VulkanKernel::init() {
   std::vector<VkDescriptorSetLayoutBinding> bindings;
   for (const ArgSpec &arg : k.args) {
     if (arg.kind == ArgKind::Scalar) {
-      if (uint64_t(arg.abiSlot) + sizeOf(arg.dtype) > a.pushConstantBytes)
+      // Push constants follow the scalar layout rules: each scalar at a multiple of its size.
+      const size_t bytes = sizeOf(arg.dtype);
+      if (bytes == 0 || arg.abiSlot % bytes != 0)
+        return corrupt(k, "scalar '" + arg.name + "' (" + std::string(toString(arg.dtype)) + ") at push-constant offset " +
+                              std::to_string(arg.abiSlot) + " is not " + std::to_string(bytes) +
+                              "-byte aligned (each scalar sits at a multiple of its own size)");
+      if (uint64_t(arg.abiSlot) + bytes > a.pushConstantBytes)
         return corrupt(k, "scalar '" + arg.name + "' at push-constant offset " + std::to_string(arg.abiSlot) +
                               " does not fit in the " + std::to_string(a.pushConstantBytes) + "-byte push-constant block");
       continue;

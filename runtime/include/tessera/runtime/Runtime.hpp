@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -34,6 +35,11 @@ struct BackendInfo {
   uint32_t maxSharedMemBytes = 0;     // per program (workgroup)
   uint64_t maxBufferBytes = 0;        // largest buffer one binding can address
   uint32_t computeCapability = 0;     // CUDA only: 90 for sm_90
+  /// Vulkan only: the shader features of this device that Tessera kernels may need, by stable
+  /// name ("float16", "int64", "storage16", "subgroup.arithmetic", "atomic.float32.add",
+  /// "denorm.preserve.f32", ...; the full list is in docs/runtime.md), in that list's order.
+  std::vector<std::string> features;
+  bool hasFeature(std::string_view name) const;
 };
 
 /// A physical device. A GPU reached through both CUDA and Vulkan is one DeviceInfo with two
@@ -90,7 +96,22 @@ public:
   std::shared_ptr<detail::BufferImpl> impl_;
 };
 
-/// One launch argument: a buffer or a scalar.
+// `= delete("why")` (C++26; clang accepts it earlier) puts the reason into the compile error.
+#if defined(__clang__) && defined(__cpp_deleted_function) && __cpp_deleted_function >= 202403L
+#define TESSERA_DELETED_WITH_REASON(decl, reason)                                                              \
+  _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Wc++26-extensions\"") decl =          \
+      delete (reason);                                                                                         \
+  _Pragma("clang diagnostic pop")
+#else
+#define TESSERA_DELETED_WITH_REASON(decl, reason) decl = delete
+#endif
+
+/// One launch argument: a buffer or a scalar. A scalar's dtype comes from its C++ type, and
+/// the launch requires it to equal the kernel's declared dtype exactly:
+///
+///   kernel.launch(grid, {x, out, 2.0f, int32_t(n)});        // f32 and i32 scalars
+///   kernel.launch(grid, {x, int64_t(offset), uint32_t(m)});  // i64, u32
+///   kernel.launch(grid, {x, tessera::f16::fromFloat(0.5f)}); // f16 (2 bytes)
 class KernelArg {
 public:
   KernelArg(const Buffer &b) : kind_(ArgKind::Buffer), buffer_(&b) {}
@@ -101,18 +122,31 @@ public:
   KernelArg(uint32_t v) : kind_(ArgKind::Scalar), dtype_(DType::U32) { bits_.u32 = v; }
   KernelArg(f16 v) : kind_(ArgKind::Scalar), dtype_(DType::F16) { bits_.u16 = v.bits; }
   KernelArg(bf16 v) : kind_(ArgKind::Scalar), dtype_(DType::BF16) { bits_.u16 = v.bits; }
-  /// Other integer and floating types would have to convert silently: cast to the kernel's
-  /// scalar type (int32_t, int64_t, uint32_t, float) instead.
+  /// Any other arithmetic type (size_t, long, short, char, bool, double, ...) would convert
+  /// silently, so it does not compile: cast to the kernel's scalar type, e.g. int32_t(n).
   template <class T>
     requires(std::is_arithmetic_v<T> && !std::is_same_v<T, int32_t> && !std::is_same_v<T, int64_t> &&
              !std::is_same_v<T, uint32_t> && !std::is_same_v<T, float>)
-  KernelArg(T) = delete;
+  TESSERA_DELETED_WITH_REASON(KernelArg(T),
+                              "KernelArg: no implicit scalar conversion; cast explicitly to int32_t, int64_t, "
+                              "uint32_t or float (tessera::f16 / bf16 for 16-bit floats, KernelArg::scalar<T>(v) "
+                              "for i8/i16/u8)");
+  /// A scalar of any element type, named explicitly: KernelArg::scalar<int16_t>(-3) is an i16.
+  template <class T>
+    requires requires { DTypeOf<T>::value; }
+  static KernelArg scalar(T v) {
+    static_assert(sizeof(T) <= sizeof(uint64_t) && std::is_trivially_copyable_v<T>);
+    KernelArg a(v, DTypeOf<T>::value);
+    return a;
+  }
   ArgKind kind() const { return kind_; }
   DType dtype() const { return dtype_; }
   const Buffer *buffer() const { return buffer_; }
+  /// A scalar's value in its first sizeOf(dtype()) bytes (host byte order).
   const void *scalarBytes() const { return &bits_; }
 
 private:
+  template <class T> KernelArg(T v, DType t) : kind_(ArgKind::Scalar), dtype_(t) { std::memcpy(&bits_, &v, sizeof v); }
   ArgKind kind_;
   DType dtype_ = DType::F32;
   const Buffer *buffer_ = nullptr;

@@ -1,0 +1,308 @@
+// Shader features: the feature-struct chain (query + enable), their stable names, and the
+// OpCapability check that refuses a kernel before the driver would fail on it obscurely.
+#include "vulkan/VulkanFeatures.hpp"
+
+#include <optional>
+
+namespace tessera::vulkan {
+
+namespace {
+
+constexpr uint32_t kOpExecutionMode = 16;
+constexpr uint32_t kOpCapability = 17;
+constexpr const char *kWidthSuffix[3] = {"f16", "f32", "f64"};
+
+std::optional<size_t> widthIndex(uint32_t bits) {
+  switch (bits) {
+  case 16: return 0;
+  case 32: return 1;
+  case 64: return 2;
+  default: return std::nullopt;
+  }
+}
+
+// A capability that one device feature flag decides.
+struct FlagCapability {
+  uint32_t capability;
+  const char *name;
+  const char *feature; // how the Vulkan spec names the feature, and where it lives
+  bool ShaderFeatures::*flag;
+};
+
+constexpr FlagCapability kFlagCapabilities[] = {
+    {9, "Float16", "shaderFloat16 (VkPhysicalDeviceShaderFloat16Int8Features / VkPhysicalDeviceVulkan12Features)",
+     &ShaderFeatures::float16},
+    {10, "Float64", "shaderFloat64 (VkPhysicalDeviceFeatures)", &ShaderFeatures::float64},
+    {11, "Int64", "shaderInt64 (VkPhysicalDeviceFeatures)", &ShaderFeatures::int64},
+    {12, "Int64Atomics",
+     "shaderBufferInt64Atomics (VkPhysicalDeviceShaderAtomicInt64Features / VkPhysicalDeviceVulkan12Features)",
+     &ShaderFeatures::int64Atomics},
+    {22, "Int16", "shaderInt16 (VkPhysicalDeviceFeatures)", &ShaderFeatures::int16},
+    {39, "Int8", "shaderInt8 (VkPhysicalDeviceShaderFloat16Int8Features / VkPhysicalDeviceVulkan12Features)",
+     &ShaderFeatures::int8},
+    {4433, "StorageBuffer16BitAccess",
+     "storageBuffer16BitAccess (VkPhysicalDevice16BitStorageFeatures / VkPhysicalDeviceVulkan11Features)",
+     &ShaderFeatures::storage16},
+    {4434, "UniformAndStorageBuffer16BitAccess",
+     "uniformAndStorageBuffer16BitAccess (VkPhysicalDevice16BitStorageFeatures / VkPhysicalDeviceVulkan11Features)",
+     &ShaderFeatures::uniform16},
+    {4435, "StoragePushConstant16",
+     "storagePushConstant16 (VkPhysicalDevice16BitStorageFeatures / VkPhysicalDeviceVulkan11Features)",
+     &ShaderFeatures::pushConstant16},
+    {4448, "StorageBuffer8BitAccess",
+     "storageBuffer8BitAccess (VkPhysicalDevice8BitStorageFeatures / VkPhysicalDeviceVulkan12Features)",
+     &ShaderFeatures::storage8},
+    {4449, "UniformAndStorageBuffer8BitAccess",
+     "uniformAndStorageBuffer8BitAccess (VkPhysicalDevice8BitStorageFeatures / VkPhysicalDeviceVulkan12Features)",
+     &ShaderFeatures::uniform8},
+    {4450, "StoragePushConstant8",
+     "storagePushConstant8 (VkPhysicalDevice8BitStorageFeatures / VkPhysicalDeviceVulkan12Features)",
+     &ShaderFeatures::pushConstant8},
+    {5345, "VulkanMemoryModel",
+     "vulkanMemoryModel (VkPhysicalDeviceVulkanMemoryModelFeatures / VkPhysicalDeviceVulkan12Features)",
+     &ShaderFeatures::vulkanMemoryModel},
+    // Tessera's atomics act on buffers, so the buffer variant of each feature decides.
+    {6033, "AtomicFloat32AddEXT", "shaderBufferFloat32AtomicAdd (VK_EXT_shader_atomic_float)",
+     &ShaderFeatures::atomicFloat32Add},
+    {6034, "AtomicFloat64AddEXT", "shaderBufferFloat64AtomicAdd (VK_EXT_shader_atomic_float)",
+     &ShaderFeatures::atomicFloat64Add},
+    {6095, "AtomicFloat16AddEXT", "shaderBufferFloat16AtomicAdd (VK_EXT_shader_atomic_float2)",
+     &ShaderFeatures::atomicFloat16Add},
+    {5612, "AtomicFloat32MinMaxEXT", "shaderBufferFloat32AtomicMinMax (VK_EXT_shader_atomic_float2)",
+     &ShaderFeatures::atomicFloat32MinMax},
+    {5613, "AtomicFloat64MinMaxEXT", "shaderBufferFloat64AtomicMinMax (VK_EXT_shader_atomic_float2)",
+     &ShaderFeatures::atomicFloat64MinMax},
+    {5616, "AtomicFloat16MinMaxEXT", "shaderBufferFloat16AtomicMinMax (VK_EXT_shader_atomic_float2)",
+     &ShaderFeatures::atomicFloat16MinMax},
+};
+
+// GroupNonUniform* capabilities: one VkSubgroupFeatureFlagBits each, in the compute stage.
+struct SubgroupCapability {
+  uint32_t capability;
+  const char *name;
+  VkSubgroupFeatureFlagBits bit;
+  const char *bitName;
+  const char *featureName; // BackendInfo::features
+};
+
+constexpr SubgroupCapability kSubgroupCapabilities[] = {
+    {61, "GroupNonUniform", VK_SUBGROUP_FEATURE_BASIC_BIT, "VK_SUBGROUP_FEATURE_BASIC_BIT", "subgroup.basic"},
+    {62, "GroupNonUniformVote", VK_SUBGROUP_FEATURE_VOTE_BIT, "VK_SUBGROUP_FEATURE_VOTE_BIT", "subgroup.vote"},
+    {63, "GroupNonUniformArithmetic", VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT",
+     "subgroup.arithmetic"},
+    {64, "GroupNonUniformBallot", VK_SUBGROUP_FEATURE_BALLOT_BIT, "VK_SUBGROUP_FEATURE_BALLOT_BIT", "subgroup.ballot"},
+    {65, "GroupNonUniformShuffle", VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "VK_SUBGROUP_FEATURE_SHUFFLE_BIT",
+     "subgroup.shuffle"},
+    {66, "GroupNonUniformShuffleRelative", VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT,
+     "VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT", "subgroup.shuffle_relative"},
+    {67, "GroupNonUniformClustered", VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "VK_SUBGROUP_FEATURE_CLUSTERED_BIT",
+     "subgroup.clustered"},
+    {68, "GroupNonUniformQuad", VK_SUBGROUP_FEATURE_QUAD_BIT, "VK_SUBGROUP_FEATURE_QUAD_BIT", "subgroup.quad"},
+};
+
+// Float controls: the capability, the execution mode that names its bit width, and the
+// VkPhysicalDeviceFloatControlsProperties member prefix (+ "Float16/32/64").
+struct FloatControlCapability {
+  uint32_t capability;
+  uint32_t executionMode;
+  const char *name;
+  const char *property;
+  std::array<bool, 3> ShaderFeatures::*flags;
+  const char *featureName; // + ".f16" / ".f32" / ".f64"
+};
+
+constexpr FloatControlCapability kFloatControlCapabilities[] = {
+    {4464, 4459, "DenormPreserve", "shaderDenormPreserveFloat", &ShaderFeatures::denormPreserve, "denorm.preserve"},
+    {4465, 4460, "DenormFlushToZero", "shaderDenormFlushToZeroFloat", &ShaderFeatures::denormFlushToZero,
+     "denorm.flush"},
+    {4466, 4461, "SignedZeroInfNanPreserve", "shaderSignedZeroInfNanPreserveFloat",
+     &ShaderFeatures::signedZeroInfNanPreserve, "signed_zero_inf_nan.preserve"},
+    {4467, 4462, "RoundingModeRTE", "shaderRoundingModeRTEFloat", &ShaderFeatures::roundingRTE, "rounding.rte"},
+    {4468, 4463, "RoundingModeRTZ", "shaderRoundingModeRTZFloat", &ShaderFeatures::roundingRTZ, "rounding.rtz"},
+};
+
+Status refuse(const KernelEntry &k, const std::string &capability, const std::string &deviceName,
+              const std::string &why) {
+  return Status(StatusCode::Unsupported, "kernel '" + k.name + "' needs SPIR-V capability " + capability + ", which " +
+                                             deviceName + " via vulkan does not support: " + why +
+                                             " (compile the kernel without it, or run it on a device that has it)");
+}
+
+} // namespace
+
+std::vector<std::string> ShaderFeatures::names() const {
+  std::vector<std::string> out;
+  auto add = [&](bool on, const char *name) {
+    if (on) out.emplace_back(name);
+  };
+  add(float16, "float16");
+  add(float64, "float64");
+  add(int8, "int8");
+  add(int16, "int16");
+  add(int64, "int64");
+  add(storage8, "storage8");
+  add(uniform8, "uniform8");
+  add(pushConstant8, "push_constant8");
+  add(storage16, "storage16");
+  add(uniform16, "uniform16");
+  add(pushConstant16, "push_constant16");
+  add(int64Atomics, "atomic.int64");
+  add(atomicFloat16Add, "atomic.float16.add");
+  add(atomicFloat32Add, "atomic.float32.add");
+  add(atomicFloat64Add, "atomic.float64.add");
+  add(atomicFloat16MinMax, "atomic.float16.minmax");
+  add(atomicFloat32MinMax, "atomic.float32.minmax");
+  add(atomicFloat64MinMax, "atomic.float64.minmax");
+  add(vulkanMemoryModel, "vulkan_memory_model");
+  for (const SubgroupCapability &c : kSubgroupCapabilities) add(subgroupOps & c.bit, c.featureName);
+  for (const FloatControlCapability &c : kFloatControlCapabilities)
+    for (size_t w = 0; w < 3; ++w) add((this->*c.flags)[w], (std::string(c.featureName) + "." + kWidthSuffix[w]).c_str());
+  return out;
+}
+
+std::set<std::string> deviceExtensions(VkPhysicalDevice pd) {
+  uint32_t n = 0;
+  std::set<std::string> names;
+  if (vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr) != VK_SUCCESS) return names;
+  std::vector<VkExtensionProperties> exts(n);
+  if (vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, exts.data()) != VK_SUCCESS) return names;
+  for (const VkExtensionProperties &e : exts) names.insert(e.extensionName);
+  return names;
+}
+
+void FeatureChain::link(void *next, VkBaseOutStructure &s) {
+  static_cast<VkBaseOutStructure *>(next)->pNext = &s;
+  tail_ = &s;
+}
+
+FeatureChain::FeatureChain(VkPhysicalDevice pd, uint32_t apiVersion, const std::set<std::string> &extensions)
+    : apiVersion_(apiVersion) {
+  tail_ = &features_;
+  auto chain = [&](auto &s) { link(tail_, reinterpret_cast<VkBaseOutStructure &>(s)); };
+  auto offer = [&](const char *name) {
+    if (!extensions.count(name)) return false;
+    extensions_.push_back(name);
+    return true;
+  };
+  if (apiVersion >= VK_API_VERSION_1_2) {
+    chain(f11_);
+    chain(f12_);
+    if (apiVersion >= VK_API_VERSION_1_3) chain(f13_);
+  } else {
+    chain(storage16_); // core in 1.1
+    if ((has8BitStorage_ = offer(VK_KHR_8BIT_STORAGE_EXTENSION_NAME))) chain(storage8_);
+    if ((hasFloat16Int8_ = offer(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME))) chain(float16Int8_);
+    if ((hasAtomicInt64_ = offer(VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME))) chain(atomicInt64_);
+    if ((hasMemoryModel_ = offer(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME))) chain(memoryModel_);
+    offer(VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME); // properties only; core from 1.2
+  }
+  if ((hasAtomicFloat_ = offer(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME))) chain(atomicFloat_);
+  // float2 depends on float: offered only together.
+  if (hasAtomicFloat_ && (hasAtomicFloat2_ = offer(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME))) chain(atomicFloat2_);
+  vkGetPhysicalDeviceFeatures2(pd, &features_);
+}
+
+void FeatureChain::disableRobustness() {
+  features_.features.robustBufferAccess = VK_FALSE;
+  if (apiVersion_ >= VK_API_VERSION_1_3) f13_.robustImageAccess = VK_FALSE;
+}
+
+ShaderFeatures FeatureChain::shaderFeatures(const VkPhysicalDeviceSubgroupProperties &subgroup,
+                                            const VkPhysicalDeviceFloatControlsProperties *fc) const {
+  ShaderFeatures f;
+  const VkPhysicalDeviceFeatures &core = features_.features;
+  f.float64 = core.shaderFloat64;
+  f.int16 = core.shaderInt16;
+  f.int64 = core.shaderInt64;
+  if (apiVersion_ >= VK_API_VERSION_1_2) {
+    f.storage16 = f11_.storageBuffer16BitAccess;
+    f.uniform16 = f11_.uniformAndStorageBuffer16BitAccess;
+    f.pushConstant16 = f11_.storagePushConstant16;
+    f.storage8 = f12_.storageBuffer8BitAccess;
+    f.uniform8 = f12_.uniformAndStorageBuffer8BitAccess;
+    f.pushConstant8 = f12_.storagePushConstant8;
+    f.float16 = f12_.shaderFloat16;
+    f.int8 = f12_.shaderInt8;
+    f.int64Atomics = f12_.shaderBufferInt64Atomics;
+    f.vulkanMemoryModel = f12_.vulkanMemoryModel;
+  } else { // structs of absent extensions stay zero: false
+    f.storage16 = storage16_.storageBuffer16BitAccess;
+    f.uniform16 = storage16_.uniformAndStorageBuffer16BitAccess;
+    f.pushConstant16 = storage16_.storagePushConstant16;
+    f.storage8 = storage8_.storageBuffer8BitAccess;
+    f.uniform8 = storage8_.uniformAndStorageBuffer8BitAccess;
+    f.pushConstant8 = storage8_.storagePushConstant8;
+    f.float16 = float16Int8_.shaderFloat16;
+    f.int8 = float16Int8_.shaderInt8;
+    f.int64Atomics = atomicInt64_.shaderBufferInt64Atomics;
+    f.vulkanMemoryModel = memoryModel_.vulkanMemoryModel;
+  }
+  f.atomicFloat32Add = atomicFloat_.shaderBufferFloat32AtomicAdd;
+  f.atomicFloat64Add = atomicFloat_.shaderBufferFloat64AtomicAdd;
+  f.atomicFloat16Add = atomicFloat2_.shaderBufferFloat16AtomicAdd;
+  f.atomicFloat32MinMax = atomicFloat2_.shaderBufferFloat32AtomicMinMax;
+  f.atomicFloat64MinMax = atomicFloat2_.shaderBufferFloat64AtomicMinMax;
+  f.atomicFloat16MinMax = atomicFloat2_.shaderBufferFloat16AtomicMinMax;
+  f.subgroupOps = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? subgroup.supportedOperations : 0;
+  if (fc) {
+    f.denormPreserve = {bool(fc->shaderDenormPreserveFloat16), bool(fc->shaderDenormPreserveFloat32),
+                        bool(fc->shaderDenormPreserveFloat64)};
+    f.denormFlushToZero = {bool(fc->shaderDenormFlushToZeroFloat16), bool(fc->shaderDenormFlushToZeroFloat32),
+                           bool(fc->shaderDenormFlushToZeroFloat64)};
+    f.signedZeroInfNanPreserve = {bool(fc->shaderSignedZeroInfNanPreserveFloat16),
+                                  bool(fc->shaderSignedZeroInfNanPreserveFloat32),
+                                  bool(fc->shaderSignedZeroInfNanPreserveFloat64)};
+    f.roundingRTE = {bool(fc->shaderRoundingModeRTEFloat16), bool(fc->shaderRoundingModeRTEFloat32),
+                     bool(fc->shaderRoundingModeRTEFloat64)};
+    f.roundingRTZ = {bool(fc->shaderRoundingModeRTZFloat16), bool(fc->shaderRoundingModeRTZFloat32),
+                     bool(fc->shaderRoundingModeRTZFloat64)};
+  }
+  return f;
+}
+
+Status checkCapabilities(const KernelEntry &k, const std::vector<uint32_t> &words, const ShaderFeatures &features,
+                         const std::string &deviceName) {
+  // First pass: the capabilities, and which float widths each float-control execution mode names.
+  std::vector<uint32_t> capabilities;
+  std::array<std::array<bool, 3>, std::size(kFloatControlCapabilities)> widths{};
+  for (size_t i = 5; i < words.size(); i += words[i] >> 16) {
+    uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0) break; // cannot happen after the entry-point walk; never loop forever
+    if (opcode == kOpCapability && count >= 2) capabilities.push_back(words[i + 1]);
+    if (opcode == kOpExecutionMode && count >= 4)
+      for (size_t c = 0; c < std::size(kFloatControlCapabilities); ++c)
+        if (words[i + 2] == kFloatControlCapabilities[c].executionMode)
+          if (auto w = widthIndex(words[i + 3])) widths[c][*w] = true;
+  }
+
+  for (uint32_t cap : capabilities) {
+    for (const FlagCapability &c : kFlagCapabilities)
+      if (c.capability == cap && !(features.*c.flag))
+        return refuse(k, c.name, deviceName, std::string(c.feature) + " is not supported");
+    for (const SubgroupCapability &c : kSubgroupCapabilities)
+      if (c.capability == cap && !(features.subgroupOps & c.bit))
+        return refuse(k, c.name, deviceName,
+                      std::string("VkPhysicalDeviceSubgroupProperties::supportedOperations lacks ") + c.bitName +
+                          " in the compute stage (subgroupSupportedStages / supportedStages)");
+    for (size_t c = 0; c < std::size(kFloatControlCapabilities); ++c) {
+      const FloatControlCapability &fc = kFloatControlCapabilities[c];
+      if (fc.capability != cap) continue;
+      std::array<bool, 3> need = widths[c];
+      // The width comes only from OpExecutionMode; a bare capability (no such mode) is checked
+      // as 32-bit, the width every Tessera float kernel has.
+      bool bare = need == std::array<bool, 3>{};
+      if (bare) need[1] = true;
+      for (size_t w = 0; w < 3; ++w) {
+        if (!need[w] || (features.*fc.flags)[w]) continue;
+        std::string bits = w == 0 ? "16" : w == 1 ? "32" : "64";
+        std::string what = std::string(fc.name) + " (" + bits + "-bit floats" +
+                           (bare ? ", assumed: no execution mode names the width" : "") + ")";
+        return refuse(k, what, deviceName,
+                      std::string("VkPhysicalDeviceFloatControlsProperties::") + fc.property + bits + " is false");
+      }
+    }
+  }
+  return Status::success();
+}
+
+} // namespace tessera::vulkan

@@ -1,0 +1,81 @@
+// Shader features of a Vulkan device: queried once at discovery, all enabled at vkCreateDevice, and
+// checked against each SPIR-V module's OpCapability list when a kernel is loaded.
+#pragma once
+
+#include "tessera/runtime/Package.hpp"
+#include "vulkan/VulkanStatus.hpp"
+
+#include <array>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tessera::vulkan {
+
+/// What one physical device supports for compute shaders, as plain flags (cheap to copy and check).
+/// Float-control arrays are indexed by bit width: [0] = 16, [1] = 32, [2] = 64.
+struct ShaderFeatures {
+  bool float16 = false, float64 = false, int8 = false, int16 = false, int64 = false;
+  bool storage8 = false, uniform8 = false, pushConstant8 = false;
+  bool storage16 = false, uniform16 = false, pushConstant16 = false;
+  bool int64Atomics = false, vulkanMemoryModel = false;
+  bool atomicFloat32Add = false, atomicFloat64Add = false, atomicFloat16Add = false;
+  bool atomicFloat32MinMax = false, atomicFloat64MinMax = false, atomicFloat16MinMax = false;
+  VkSubgroupFeatureFlags subgroupOps = 0; // supportedOperations, or 0 when compute is not a supported stage
+  std::array<bool, 3> denormPreserve{}, denormFlushToZero{}, signedZeroInfNanPreserve{}, roundingRTE{}, roundingRTZ{};
+
+  /// The stable names reported in BackendInfo::features (docs/runtime.md lists them), in a fixed order.
+  std::vector<std::string> names() const;
+};
+
+/// The device extensions `pd` offers, by name.
+std::set<std::string> deviceExtensions(VkPhysicalDevice pd);
+
+/// Every feature struct Tessera cares about, chained under one VkPhysicalDeviceFeatures2 and filled
+/// by vkGetPhysicalDeviceFeatures2: handed unchanged to vkCreateDevice it enables everything the
+/// device supports. Holds pointers into itself, so it is neither copied nor moved.
+class FeatureChain {
+public:
+  FeatureChain(VkPhysicalDevice pd, uint32_t apiVersion, const std::set<std::string> &extensions);
+  FeatureChain(const FeatureChain &) = delete;
+  FeatureChain &operator=(const FeatureChain &) = delete;
+
+  VkPhysicalDeviceFeatures2 &head() { return features_; }
+  /// The extensions the chained structs belong to (to enable along with them).
+  const std::vector<const char *> &extensions() const { return extensions_; }
+  /// Turns robustness off: kernels mask their own accesses (as on CUDA); robust access only costs speed.
+  void disableRobustness();
+  /// The feature flags, plus the subgroup and float-control properties queried separately.
+  ShaderFeatures shaderFeatures(const VkPhysicalDeviceSubgroupProperties &subgroup,
+                                const VkPhysicalDeviceFloatControlsProperties *floatControls) const;
+
+private:
+  void link(void *next, VkBaseOutStructure &s);
+  uint32_t apiVersion_;
+  VkPhysicalDeviceFeatures2 features_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  // Vulkan 1.2+: the aggregate structs. 1.1: the individual structs (16-bit storage is core,
+  // the rest extensions). The two forms must not be chained together at device creation.
+  VkPhysicalDeviceVulkan11Features f11_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features f13_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures storage16_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDevice8BitStorageFeatures storage8_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features float16Int8_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDeviceShaderAtomicInt64Features atomicInt64_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
+  VkPhysicalDeviceVulkanMemoryModelFeatures memoryModel_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT atomicFloat2_{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  bool has8BitStorage_ = false, hasFloat16Int8_ = false, hasAtomicInt64_ = false, hasMemoryModel_ = false;
+  bool hasAtomicFloat_ = false, hasAtomicFloat2_ = false;
+  std::vector<const char *> extensions_;
+  void *tail_ = nullptr; // last struct in the chain
+};
+
+/// Refuses (Unsupported) a SPIR-V module that declares a capability `features` lacks, naming the
+/// kernel, the capability and the Vulkan feature. Capabilities outside the known list are left to
+/// the driver. `words` is a well-formed module (the entry-point walk has already checked it).
+Status checkCapabilities(const KernelEntry &kernel, const std::vector<uint32_t> &words, const ShaderFeatures &features,
+                         const std::string &deviceName);
+
+} // namespace tessera::vulkan
