@@ -1,8 +1,10 @@
-// A tile length that is not a power of two.
+// arange of 100 elements: tile lengths are powers of two.
 #include "ErrorCase.hpp"
 TESSERA_ERROR_CASE(arange_not_power_of_two) {
   return tessera::trace("k", [](tl::Ptr<float> x) {
-    tl::Tile offs = tl::arange(0, 100); // expect-error: tile lengths must be powers of two (mask the tail instead
-    tl::store(x + offs, 0.0f * tl::cast(offs, DType::F32));
+    // expect-error: arange(0, 100) has 100 elements; tile lengths must be powers of two (mask the tail instead,
+    //+ e.g. arange(0, 1024) with offs < n)
+    tl::Tile offs = tl::arange(0, 100);
+    tl::store(x + offs, tl::cast(offs, DType::F32));
   }).status();
 }

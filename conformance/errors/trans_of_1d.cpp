@@ -3,7 +3,8 @@
 TESSERA_ERROR_CASE(trans_of_1d) {
   return tessera::trace("k", [](tl::Ptr<float> x) {
     tl::Tile v = tl::load(x + tl::arange(0, 64));
-    tl::Tile t = tl::trans(v); // expect-error: trans needs a 2-D tile, got a tile of 64 x f32; use permute for other ranks
+    // expect-error: trans needs a 2-D tile, got a tile of 64 x f32; use permute for other ranks
+    tl::Tile t = tl::trans(v);
     tl::store(x + tl::arange(0, 64), t);
   }).status();
 }

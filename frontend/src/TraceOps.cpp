@@ -45,8 +45,11 @@ TVal emitBinary(TraceState &st, BinaryOp op, TVal a, TVal b, SourceLoc sl) {
   if (mask && !isBitwise(op) && op != BinaryOp::Eq && op != BinaryOp::Ne)
     fail(sl, std::string("'") + name + "' is not defined on masks; use &, |, ^ and ! to combine masks");
   if (flt && (isBitwise(op) || isShift(op)))
-    fail(sl, std::string("'") + name + "' needs integers or masks, got " + dtypeName(t) +
-                 (isBitwise(op) ? "; to combine conditions, compare values first, e.g. (offs < n) & (offs >= 0)" : ""));
+    fail(sl, std::string("'") + name + (isBitwise(op) ? "' needs integers or masks, got " : "' needs integers, got ") +
+                 dtypeName(t) +
+                 (isBitwise(op) ? "; to combine conditions, compare values first, e.g. (offs < n) & (offs >= 0)"
+                                : "; shift an integer tile (tl::cast to tessera::DType::I32 first), or multiply a float "
+                                  "by a power of two"));
   std::vector<int64_t> shape = broadcastShape(a, b, name, sl);
   a = broadcastTo(st, a, shape, sl, name);
   b = broadcastTo(st, b, shape, sl, name);
@@ -210,7 +213,7 @@ uint32_t logicalNot(uint32_t value, SourceLoc loc) {
     return st.add(emitBinary(st, BinaryOp::Xor, v, {one, DType::Bool}, loc));
   }
   if (isFloat(v.dtype))
-    fail(loc, "'!' needs a mask (bool tile) or integers, got " + describe(v));
+    fail(loc, "'!' needs a mask (bool tile) or integers, got " + describe(v) + "; for floats, compare instead, e.g. x == 0");
   int64_t ones = isUnsigned(v.dtype) ? int64_t((uint64_t(1) << bitWidth(v.dtype)) - 1) : -1;
   return st.add(emitBinary(st, BinaryOp::Xor, v, constant(st, v.dtype, Number(ones), {}, loc), loc)); // bitwise not
 }
@@ -232,7 +235,9 @@ uint32_t checkOffsets(uint32_t offsets, SourceLoc loc) {
   TVal v = st.get(offsets, loc);
   if (v.dtype != DType::I32)
     fail(loc, "pointer offsets must be an i32 tile, got " + describe(v) +
-                  (v.dtype == DType::I64 ? "; cast them with tl::cast(offs, tessera::DType::I32)" : ""));
+                  (v.dtype == DType::I64 ? "; cast them with tl::cast(offs, tessera::DType::I32)"
+                                          : "; offsets count elements: build them from tl::arange and "
+                                            "program_id, or tl::cast them to tessera::DType::I32"));
   return offsets; // a scalar offset is fine here (x + row + cols); loads and stores need a tile
 }
 
@@ -309,7 +314,7 @@ Tile abs(const Tile &x, SourceLoc loc) {
   auto &st = state(loc);
   TVal v = st.get(x.id(), loc);
   if (v.dtype == DType::Bool)
-    fail(loc, "abs is not defined on masks");
+    fail(loc, "abs is not defined on masks; a mask has no sign: use it as it is, or tl::cast it to an integer type");
   if (isUnsigned(v.dtype))
     return x;
   TVal w = widen(st, v, loc);
@@ -330,7 +335,7 @@ Tile fma(const Tile &a, const Tile &b, const Tile &c, SourceLoc loc) {
   TVal x = st.get(a.id(), loc), y = st.get(b.id(), loc), z = st.get(c.id(), loc);
   if (x.dtype != y.dtype || x.dtype != z.dtype)
     fail(loc, "fma: operands must have one element type, got " + std::string(dtypeName(x.dtype)) + ", " +
-                  dtypeName(y.dtype) + " and " + dtypeName(z.dtype));
+                  dtypeName(y.dtype) + " and " + dtypeName(z.dtype) + "; convert them to one float type with tl::cast");
   DType t = x.dtype;
   std::vector<int64_t> shape = broadcastShape(x, y, "fma", loc);
   shape = broadcastShape(broadcastTo(st, x, shape, loc, "fma"), z, "fma", loc);

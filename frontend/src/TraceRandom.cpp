@@ -56,7 +56,8 @@ Value uniform(TraceState &st, Value bits, const std::vector<int64_t> &shape, Sou
 
 TVal seedOf(TraceState &st, Number n, SourceLoc loc) {
   if (n.isFloat)
-    fail(loc, "the random seed must be an integer");
+    fail(loc, "the random seed must be an integer; pass an integer constant (42, not 42.0) or an integer tl::Scalar "
+              "argument");
   return constant(st, DType::I64, n, {}, loc);
 }
 

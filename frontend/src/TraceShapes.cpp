@@ -11,7 +11,8 @@ static Value gridQuery(bool isNum, int axis, SourceLoc loc) {
   auto &st = state(loc);
   if (axis < 0 || axis > 2)
     fail(loc, std::string(isNum ? "num_programs" : "program_id") + " axis " + std::to_string(axis) +
-                  " is out of range; the grid has axes 0, 1 and 2");
+                  " is out of range; the grid has axes 0, 1 and 2: fold further "
+                  "dimensions into one of them");
   Location l = st.loc(loc);
   Type i32 = st.builder.getI32Type();
   if (isNum)
@@ -108,7 +109,8 @@ static void storeImpl(const PtrTile &p, const Tile &values, const Tile *mask, So
                   "; the element types must match (convert with tl::cast(values, tessera::DType::...))");
   std::vector<int64_t> shape = broadcastShape(offs, v, "store", loc);
   if (shape != offs.shape())
-    fail(loc, "shape mismatch in store: the offsets are " + describe(offs) + " but the values are " + describe(v));
+    fail(loc, "shape mismatch in store: the offsets are " + describe(offs) + " but the values are " + describe(v) +
+                  "; the values must broadcast to the offsets (a scalar, or a tile of the offsets' shape)");
   v = broadcastTo(st, v, shape, loc, "store");
   tile::StoreOp::create(st.builder, st.loc(loc), ptr, offs.value, v.value, m);
 }
@@ -122,7 +124,10 @@ static int normalizeAxis(int axis, int64_t rank, const char *what, SourceLoc loc
   int a = axis < 0 ? axis + int(rank) : axis;
   if (a < 0 || a >= rank)
     fail(loc, std::string(what) + ": axis " + std::to_string(axis) + " is out of range for a tile of rank " +
-                  std::to_string(rank) + " (valid: " + (rank ? "-" + std::to_string(rank) + " to " + std::to_string(rank - 1) : "none") + ")");
+                  std::to_string(rank) +
+                  (rank ? "; use an axis from -" + std::to_string(rank) + " to " + std::to_string(rank - 1) +
+                              " (negative counts from the end)"
+                        : "; a scalar has no axes"));
   return a;
 }
 
@@ -156,7 +161,7 @@ Tile reshape(const Tile &x, std::vector<int64_t> shape, SourceLoc loc) {
     want *= d;
   if (have != want)
     fail(loc, "reshape of " + describe(v) + " to [" + shapeString(shape) + "]: " + std::to_string(have) + " elements cannot become " +
-                  std::to_string(want));
+                  std::to_string(want) + "; the new shape must hold the same number of elements");
   if (v.isScalar() || shape.empty())
     fail(loc, "reshape works on tiles; use broadcast_to to make a tile from a scalar");
   if (shape == v.shape())
@@ -170,10 +175,12 @@ Tile permute(const Tile &x, std::vector<int> order, SourceLoc loc) {
   std::vector<int64_t> shape = v.shape(), out;
   std::vector<bool> seen(shape.size(), false);
   if (order.size() != shape.size())
-    fail(loc, "permute: order has " + std::to_string(order.size()) + " entries for " + describe(v));
+    fail(loc, "permute: order has " + std::to_string(order.size()) + " entries for " + describe(v) +
+                  "; give one entry per dimension, e.g. {1, 0} for a 2-D tile");
   for (int o : order) {
     if (o < 0 || o >= int(shape.size()) || seen[o])
-      fail(loc, "permute: order must be a permutation of 0.." + std::to_string(shape.size() - 1));
+      fail(loc, "permute: order must be a permutation of 0.." + std::to_string(shape.size() - 1) +
+                  "; list each dimension exactly once (result dimension i is source dimension order[i])");
     seen[o] = true;
     out.push_back(shape[o]);
   }
@@ -197,7 +204,7 @@ static Tile reduce(const Tile &x, tile::ReduceKind kind, std::optional<int> axis
   auto &st = state(loc);
   TVal v = st.get(x.id(), loc);
   if (v.isScalar())
-    fail(loc, std::string(fn) + " of a scalar; reductions need a tile");
+    fail(loc, std::string(fn) + " of a scalar; reductions need a tile (a scalar is already reduced: use it as it is)");
   if (v.dtype == DType::Bool)
     fail(loc, std::string(fn) + " of a mask; convert it first, e.g. tl::cast(mask, tessera::DType::I32)");
   bool isArg = kind == tile::ReduceKind::ArgMax || kind == tile::ReduceKind::ArgMin;
@@ -206,7 +213,8 @@ static Tile reduce(const Tile &x, tile::ReduceKind kind, std::optional<int> axis
   // flipping the sign bit (the lowering compares signed).
   TVal w = widen(st, v, loc);
   if (w.dtype == DType::I64)
-    fail(loc, std::string(fn) + " of i64 tiles is not supported yet; reduce i32 or f32 values");
+    fail(loc, std::string(fn) + " of i64 tiles is not supported yet; reduce i32 or f32 values (tl::cast the tile "
+                                "first if its values fit)");
   bool flip = isUnsigned(w.dtype) && !isSum;
   Location l = st.loc(loc);
   auto flipSign = [&](Value val) {
@@ -263,7 +271,7 @@ Tile cumsum(const Tile &x, int axis, SourceLoc loc) {
   auto &st = state(loc);
   TVal v = st.get(x.id(), loc);
   if (v.isScalar())
-    fail(loc, "cumsum of a scalar; scans need a tile");
+    fail(loc, "cumsum of a scalar; scans run along an axis of a tile (the prefix sum of one value is the value itself)");
   if (v.dtype == DType::Bool)
     fail(loc, "cumsum of a mask; convert it first, e.g. tl::cast(mask, tessera::DType::I32)");
   int a = normalizeAxis(axis, v.rank(), "cumsum", loc);

@@ -33,7 +33,7 @@ uint32_t TraceState::add(Value v, DType t) {
 const TVal &TraceState::get(uint32_t id, SourceLoc l) {
   if (id >= values.size())
     fail(l, "this tile was not produced by the kernel being traced (a default-constructed tl::Tile, or "
-            "one kept from another trace)");
+            "one kept from another trace); make it with a tile-language operation inside this kernel");
   return values[id];
 }
 
@@ -100,7 +100,8 @@ Type tileType(MLIRContext *ctx, const std::vector<int64_t> &shape, DType t) {
 
 void checkShape(const std::vector<int64_t> &shape, SourceLoc loc, const char *what) {
   if (shape.size() > 3)
-    fail(loc, std::string(what) + ": tiles have at most 3 dimensions, got " + std::to_string(shape.size()));
+    fail(loc, std::string(what) + ": tiles have at most 3 dimensions, got " + std::to_string(shape.size()) +
+                  "; fold dimensions together with reshape");
   int64_t total = 1;
   for (int64_t d : shape) {
     if (!tile::isPowerOfTwo(d))
@@ -122,7 +123,8 @@ std::vector<int64_t> broadcastShape(const TVal &a, const TVal &b, const char *wh
   for (size_t i = 0; i < r; ++i) {
     if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1)
       fail(loc, std::string("shape mismatch in '") + what + "': " + describe(a) + " and " + describe(b) +
-                    "; dimensions must match or be 1 (Triton's broadcasting rules)");
+                    "; each dimension must match or be 1 (Triton's broadcasting rules): reshape or expand_dims one operand "
+                    "so its dimensions line up");
     out[i] = std::max(sa[i], sb[i]);
   }
   if (a.isScalar() && b.isScalar())
@@ -138,7 +140,8 @@ TVal broadcastTo(TraceState &st, const TVal &v, const std::vector<int64_t> &shap
   if (v.isScalar())
     return {tile::SplatOp::create(st.builder, l, tileType(st.ctx(), shape, v.dtype), v.value), v.dtype};
   if (have.size() > shape.size())
-    fail(loc, std::string("cannot broadcast ") + describe(v) + " to [" + shapeString(shape) + "] in " + what);
+    fail(loc, std::string("cannot broadcast ") + describe(v) + " to [" + shapeString(shape) + "] in " + what +
+                  ": the shape has fewer dimensions than the tile; reduce or reshape the tile first");
   TVal cur = v;
   while (have.size() < shape.size()) { // leading 1s
     have.insert(have.begin(), 1);
@@ -147,7 +150,8 @@ TVal broadcastTo(TraceState &st, const TVal &v, const std::vector<int64_t> &shap
   for (size_t i = 0; i < shape.size(); ++i)
     if (have[i] != shape[i] && have[i] != 1)
       fail(loc, std::string("cannot broadcast ") + describe(v) + " to [" + shapeString(shape) + "] in " + what +
-                    ": dimension " + std::to_string(i) + " is " + std::to_string(have[i]));
+                    ": dimension " + std::to_string(i) + " is " + std::to_string(have[i]) +
+                    "; only dimensions of size 1 repeat: reshape or expand_dims the tile so its dimensions line up");
   if (have == shape)
     return cur;
   return {tile::BroadcastOp::create(st.builder, l, tileType(st.ctx(), shape, v.dtype), cur.value), v.dtype};
@@ -180,7 +184,8 @@ TVal constant(TraceState &st, DType t, Number n, const std::vector<int64_t> &sha
     bool fits = isUnsigned(t) ? n.i >= 0 && (w == 64 || n.i < (int64_t(1) << w))
                               : w == 64 || (n.i >= -(int64_t(1) << (w - 1)) && n.i < (int64_t(1) << (w - 1)));
     if (!fits)
-      fail(loc, "the constant " + formatNumber(n) + " does not fit in " + dtypeName(t));
+      fail(loc, "the constant " + formatNumber(n) + " does not fit in " + dtypeName(t) +
+                    "; use a constant in its range, or tl::cast the tile to a wider type first");
     c = arith::ConstantOp::create(st.builder, l, IntegerAttr::get(type, APInt(w, uint64_t(n.i), !isUnsigned(t))));
   }
   return broadcastTo(st, {c, t}, shape, loc, "a constant");
@@ -312,10 +317,11 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
   if (!isIdentifier(name))
     return where("kernel name '" + name + "' is not an identifier; use letters, digits and '_'");
   if (!tile::isPowerOfTwo(options.numWarps) || options.numWarps > 32)
-    return where("numWarps = " + std::to_string(options.numWarps) + " must be a power of two from 1 to 32");
+    return where("numWarps = " + std::to_string(options.numWarps) + " must be a power of two from 1 to 32; use 1, 2, 4, 8, 16 or 32 "
+                 "(4 is the default)");
   if (!options.argNames.empty() && options.argNames.size() != params.size())
     return where("argNames has " + std::to_string(options.argNames.size()) + " names but the kernel has " +
-                 std::to_string(params.size()) + " parameters");
+                 std::to_string(params.size()) + " parameters; give one name per parameter, or none");
   if (current)
     return where("tessera::trace was called while another kernel was being traced");
 
@@ -338,7 +344,7 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
   for (unsigned i = 0; i < params.size(); ++i) {
     std::string argName = options.argNames.empty() ? "arg" + std::to_string(i) : options.argNames[i];
     if (!isIdentifier(argName))
-      return where("argument name '" + argName + "' is not an identifier");
+      return where("argument name '" + argName + "' is not an identifier; use letters, digits and '_'");
     st.func.setArgAttr(i, tile::kArgNameAttr, StringAttr::get(ctx, argName));
     if (isUnsigned(params[i].dtype)) // signless in MLIR: the signature keeps the dtype
       st.func.setArgAttr(i, tile::kArgDTypeAttr, StringAttr::get(ctx, dtypeName(params[i].dtype)));
