@@ -41,7 +41,8 @@ static tessera::Result<tessera::TracedKernel> traceLayerNorm(int BLOCK) {
     tl::store(mean + row + first, mu);
     tl::store(rstd + row + first, r);
   };
-  uint32_t warps = BLOCK <= 512 ? 1 : BLOCK <= 4096 ? 4 : 8;
+  // At most 64 values per thread even on 8-wide subgroups (lavapipe): rows up to 16384.
+  uint32_t warps = uint32_t(std::clamp(BLOCK / 512, 1, 32));
   return tessera::trace("layernorm", layernorm, {.numWarps = warps, .argNames = {"x", "y", "w", "b", "mean", "rstd", "n"}});
 }
 #endif
@@ -60,6 +61,7 @@ int main(int argc, char **argv) {
     else pos.push_back(std::atoi(argv[i]));
   }
   int rows = pos.size() > 0 ? pos[0] : 16, cols = pos.size() > 1 ? pos[1] : 1000, block = nextPow2(cols);
+  if (rows < 1 || cols < 1 || cols > 16384) return std::fprintf(stderr, "03_layernorm: need rows >= 1, 1 <= cols <= 16384\n"), 1;
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceLayerNorm(block);
   if (!kernel) return fail("trace", kernel.status());
@@ -110,31 +112,34 @@ int main(int argc, char **argv) {
   if (auto s = bufs[4].download(std::span<float>(mean)); !s) return fail("download", s);
   if (auto s = bufs[5].download(std::span<float>(rstd)); !s) return fail("download", s);
 
-  // Against double-precision statistics: the f32 sums carry ~n * 2^-24 relative error, and the
-  // f16 output rounds once (2^-11 relative); allow 2 f16 ULP of the result plus a small absolute slack.
-  double worst = 0;
+  // Against double-precision statistics, in f16 ULPs of the reference. Rounding to f16 costs
+  // 0.5 ULP; the f32 math adds ~1e-6 relative of |w * xhat| + |b| (< 1e-4 here), which only
+  // matters where the two cancel near zero, hence the 1e-4 absolute allowance. Asserted:
+  // 1 ULP + 1e-4; measured on lavapipe: 0.50 ULP for |ref| >= 1/4 (the final rounding), 6.2e-5 below.
+  double worst = 0, worstSmall = 0;
   for (int r = 0; r < rows; ++r) {
     double m = 0, v = 0;
     for (int c = 0; c < cols; ++c) m += x[size_t(r) * cols + c].toFloat();
     m /= cols;
     for (int c = 0; c < cols; ++c) v += std::pow(x[size_t(r) * cols + c].toFloat() - m, 2);
     double rs = 1.0 / std::sqrt(v / cols + kEps);
-    if (std::fabs(mean[r] - m) > 1e-4 * (1 + std::fabs(m)) || std::fabs(rstd[r] - rs) > 1e-4 * rs) {
-      std::fprintf(stderr, "  row %d: mean %g rstd %g, expected %g %g\n", r, mean[r], rstd[r], m, rs);
+    if (!(std::fabs(mean[r] - m) <= 1e-5 * (1 + std::fabs(m))) || !(std::fabs(rstd[r] - rs) <= 1e-5 * rs)) {
+      std::fprintf(stderr, "  row %d: mean %.9g rstd %.9g, expected %.9g %.9g\n", r, mean[r], rstd[r], m, rs);
       return 1;
     }
     for (int c = 0; c < cols; ++c) {
       double ref = (x[size_t(r) * cols + c].toFloat() - m) * rs * w[c].toFloat() + b[c].toFloat();
       double got = y[size_t(r) * cols + c].toFloat(), err = std::fabs(got - ref);
-      double ulp = std::ldexp(1.0, std::ilogb(std::max(std::fabs(ref), 6.1e-5)) - 10);
-      if (!(err <= 2 * ulp + 1e-3)) {
+      double ulp = std::ldexp(1.0, std::max(std::ilogb(std::fabs(ref)), -14) - 10); // f16: 10 fraction bits
+      if (!(err <= ulp + 1e-4)) {
         std::fprintf(stderr, "  y[%d][%d] = %.6g, expected %.6g\n", r, c, got, ref);
         return 1;
       }
-      worst = std::max(worst, err);
+      if (std::fabs(ref) >= 0.25) worst = std::max(worst, err / ulp);
+      else worstSmall = std::max(worstSmall, err);
     }
   }
-  std::printf("layernorm %dx%d f16 (BLOCK %d, %u threads) on %s: max abs error %.2e (bound: 2 f16 ULP + 1e-3)\n", rows, cols, block,
-              ln->artifact().blockSize[0], dev.describe().c_str(), worst);
+  std::printf("layernorm %dx%d f16 (BLOCK %d, %u threads) on %s: max error %.2f f16 ULP (|y| >= 1/4), %.1e (|y| < 1/4)\n",
+              rows, cols, block, ln->artifact().blockSize[0], dev.describe().c_str(), worst, worstSmall);
   return 0;
 }

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -18,6 +20,10 @@
 
 namespace tessera::optests {
 
+namespace tl = tessera::tl;
+
+/// One kernel and its check. `run` launches it on fresh random inputs (drawn from the rng)
+/// with poisoned outputs and returns "" on success, else the first difference.
 struct OpCase {
   std::string name, family;
   std::function<Result<TracedKernel>()> trace; // null in runtime-only builds
@@ -27,6 +33,29 @@ struct OpCase {
 };
 
 std::vector<OpCase> allCases();
+void addLogicCases(std::vector<OpCase> &cases);      // OpCasesLogic.cpp
+void addStructuredCases(std::vector<OpCase> &cases); // OpCasesStructured.cpp
+
+/// Largest error seen per math case (filled while the math cases run; printed by --measure).
+struct MathError {
+  double ulps = 0;     // ULPs of the case's dtype from the exact value, where absTol did not cover it
+  double absolute = 0; // largest |got - exact|
+  size_t samples = 0;
+};
+std::map<std::string, MathError> &mathErrors();
+
+// ---- the shapes every element-wise case runs on --------------------------------------------
+
+inline constexpr int BLOCK = 256, N = BLOCK - 3;                  // 1-D: a masked tail of 3
+inline constexpr int R = 16, C = 32, RC = R * C, RV = 13, CV = 29; // 2-D: valid region 13 x 29
+
+/// Tail: a 256-element tile with n = 253; One: a 1-element tile; TwoD: a 16 x 32 tile
+/// addressed rows[:, None] * 32 + cols[None, :] and masked on both dimensions.
+enum class Layout { Tail, One, TwoD };
+inline std::string suffix(Layout l) { return l == Layout::Tail ? "" : l == Layout::One ? "_1" : "_2d"; }
+inline bool inside(Layout l, int i) {
+  return l == Layout::Tail ? i < N : l == Layout::One ? i < 1 : (i / C < RV && i % C < CV);
+}
 
 // ---- host values --------------------------------------------------------------------------
 
@@ -92,5 +121,79 @@ template <class T> T poison() {
   std::memset(&v, 0xff, sizeof v);
   return v;
 }
+
+template <class T> T randomValue(std::mt19937 &rng, bool small = false) {
+  if constexpr (isFloatT<T>) {
+    std::uniform_real_distribution<float> d(small ? -8.f : -1000.f, small ? 8.f : 1000.f);
+    return fromFloat<T>(d(rng));
+  } else {
+    using L = std::numeric_limits<T>;
+    std::uniform_int_distribution<int64_t> d(small ? std::max<int64_t>(L::min(), -100) : int64_t(L::min()),
+                                             small ? std::min<int64_t>(L::max(), 100) : int64_t(std::min<uint64_t>(L::max(), INT64_MAX)));
+    return T(d(rng));
+  }
+}
+
+template <class T> bool exactly(T got, T want, std::string &why) {
+  why = show(want);
+  return sameBits(got, want) || (isFloatT<T> && std::isnan(toDouble(got)) && std::isnan(toDouble(want)));
+}
+
+/// A case over inputs a, b (BLOCK elements each) and an output checked element by element;
+/// elements outside the layout's valid region must keep their poison.
+template <class A, class B, class O>
+OpCase elementwise(std::string name, std::string family, Layout layout, std::function<Result<TracedKernel>()> trace,
+                   std::function<void(std::mt19937 &, A &, B &)> gen, std::function<bool(A, B, O, std::string &)> check) {
+  OpCase c{name, family, trace, std::nullopt, nullptr};
+  c.run = [=](Device &dev, const Kernel &k, std::mt19937 &rng) -> std::string {
+    std::vector<A> a(BLOCK);
+    std::vector<B> b(BLOCK);
+    for (int i = 0; i < BLOCK; ++i)
+      gen(rng, a[i], b[i]);
+    std::vector<O> out(BLOCK, poison<O>());
+    std::string err;
+    auto ba = upload(dev, a, err), bb = upload(dev, b, err), bo = upload(dev, out, err);
+    if (!err.empty())
+      return err;
+    if (Status s = k.launch({1}, {*ba, *bb, *bo, int32_t(layout == Layout::One ? 1 : N)}); !s)
+      return s.toString();
+    out = download<O>(*bo, err);
+    if (!err.empty())
+      return err;
+    std::string first; // every element is checked (the math cases measure their errors)
+    for (int i = 0; i < BLOCK; ++i) {
+      if (!inside(layout, i)) {
+        if (!sameBits(out[i], poison<O>()) && first.empty())
+          first = "element " + std::to_string(i) + " is masked off but was written (" + show(out[i]) + ")";
+        continue;
+      }
+      std::string why;
+      if (!check(a[i], b[i], out[i], why) && first.empty())
+        first = "element " + std::to_string(i) + ": a = " + show(a[i]) + ", b = " + show(b[i]) + ": got " + show(out[i]) +
+                ", expected " + why;
+    }
+    return first;
+  };
+  return c;
+}
+
+#ifndef TESSERA_OPTESTS_AOT
+/// The standard kernel: out = f(load a, load b) on one of the layouts.
+template <class A, class B, class O, class F> Result<TracedKernel> traceBinary(std::string name, Layout layout, F f) {
+  auto kernel = [=](tl::Ptr<A> a, tl::Ptr<B> b, tl::Ptr<O> out, tl::Scalar<int32_t> n) {
+    tl::Tile offs = tl::arange(0, layout == Layout::One ? 1 : BLOCK), mask = offs < n;
+    if (layout == Layout::TwoD) {
+      tl::Tile r = tl::expand_dims(tl::arange(0, R), 1), c = tl::expand_dims(tl::arange(0, C), 0);
+      offs = r * C + c;
+      mask = (r < RV) & (c < CV);
+    }
+    tl::store(out + offs, f(tl::load(a + offs, mask), tl::load(b + offs, mask)), mask);
+  };
+  return trace(name, kernel, {.numWarps = 2});
+}
+#define TRACE(...) [=]() -> Result<TracedKernel> { __VA_ARGS__ }
+#else
+#define TRACE(...) nullptr // kernels come from packages
+#endif
 
 } // namespace tessera::optests
