@@ -114,6 +114,39 @@ Type asI16(Type t) {
   return i16;
 }
 
+/// f32 -> bf16 (round to nearest even) in integer operations only. Upstream's expansion tests
+/// for NaN with `x != x`, which a Vulkan driver may fold to false when the module does not
+/// declare SignedZeroInfNanPreserve (NVIDIA's does: a NaN then rounded into -0); an integer
+/// test of the bits cannot be folded away.
+void expandTruncToBF16(arith::TruncFOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type f32 = op.getIn().getType();
+  Type i32 = b.getI32Type(), i16 = b.getIntegerType(16);
+  if (auto v = dyn_cast<VectorType>(f32)) {
+    i32 = v.clone(i32);
+    i16 = v.clone(i16);
+  }
+  auto c = [&](uint32_t value) -> Value {
+    auto attr = b.getI32IntegerAttr(int32_t(value));
+    if (auto v = dyn_cast<VectorType>(i32))
+      return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(v, attr));
+    return arith::ConstantOp::create(b, loc, attr);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, op.getIn());
+  Value magnitude = arith::AndIOp::create(b, loc, bits, c(0x7fffffffu));
+  Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, magnitude, c(0x7f800000u));
+  Value high = arith::ShRUIOp::create(b, loc, bits, c(16));
+  Value lsb = arith::AndIOp::create(b, loc, high, c(1));
+  Value bias = arith::AddIOp::create(b, loc, lsb, c(0x7fffu));
+  Value rounded = arith::ShRUIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, bias), c(16));
+  Value quietNan = arith::OrIOp::create(b, loc, high, c(0x40u)); // sign and payload kept, quiet bit set
+  Value chosen = arith::SelectOp::create(b, loc, isNan, quietNan, rounded);
+  Value narrow = arith::TruncIOp::create(b, loc, i16, chosen);
+  op.replaceAllUsesWith(arith::BitcastOp::create(b, loc, op.getType(), narrow).getResult());
+  op.erase();
+}
+
 /// Vulkan devices need not have bf16, so bf16 lives in 16-bit integers: conversions to and
 /// from f32 become integer operations (round to nearest even), and what is left of bf16 only
 /// moves data (loads, stores, selects, branches), which is the same on i16.
@@ -133,6 +166,13 @@ LogicalResult legalizeBF16(gpu::GPUModuleOp module) {
       op->setOperand(0, arith::ExtFOp::create(b, op->getLoc(), f32, op->getOperand(0)));
     }
   });
+  SmallVector<arith::TruncFOp> truncs;
+  module.walk([&](arith::TruncFOp t) {
+    if (getElementTypeOrSelf(t.getType()).isBF16() && getElementTypeOrSelf(t.getIn().getType()).isF32())
+      truncs.push_back(t);
+  });
+  for (arith::TruncFOp t : truncs)
+    expandTruncToBF16(t);
   RewritePatternSet patterns(module.getContext());
   arith::populateExpandBFloat16Patterns(patterns);
   if (failed(applyPatternsGreedily(module, std::move(patterns))))
