@@ -26,8 +26,6 @@ struct KnownFailure {
 };
 constexpr KnownFailure kKnownFailures[] = {
     {"reduce_*_i64*", "reductions of i64 tiles are not supported yet (a trace error by design)"},
-    {"vulkan:float_fma_f32*", "GLSL.std.450 Fma may round twice (lavapipe does: off by the rounding of a*b when a*b + c cancels); tl.hpp promises one rounding"},
-    {"vulkan:float_rem_*", "x % y that is exactly zero comes back +0 where fmod gives -0 (x < 0)"},
 };
 
 /// `pattern` with '*' matching any run of characters.

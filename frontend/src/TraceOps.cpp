@@ -90,6 +90,9 @@ TVal emitBinary(TraceState &st, BinaryOp op, TVal a, TVal b, SourceLoc sl) {
     bool div = op == BinaryOp::Div;
     if (flt) {
       r = div ? Value(arith::DivFOp::create(bld, l, x, y)) : Value(arith::RemFOp::create(bld, l, x, y));
+      // fmod's result has the sign of x, a zero too; SPIR-V's OpFRem leaves a zero's sign open.
+      if (!div)
+        r = math::CopySignOp::create(bld, l, r, x);
       break;
     }
     // Defined for every input (LLVM and SPIR-V leave these undefined, and LLVM may then assume

@@ -278,7 +278,8 @@ Tile maximum(const Tile &a, Number b, SourceLoc loc = SourceLoc::current());
 Tile clamp(const Tile &x, Number lo, Number hi, SourceLoc loc = SourceLoc::current());
 Tile clamp(const Tile &x, const Tile &lo, const Tile &hi, SourceLoc loc = SourceLoc::current());
 Tile abs(const Tile &x, SourceLoc loc = SourceLoc::current());
-/// a * b + c with one rounding (floats only).
+/// a * b + c (floats only): one rounding on CUDA; on Vulkan GLSL.std.450 Fma, which the Vulkan
+/// spec lets a driver round as a * b, then + c (lavapipe does).
 Tile fma(const Tile &a, const Tile &b, const Tile &c, SourceLoc loc = SourceLoc::current());
 
 /// Math on float tiles (f16/bf16 are computed in f32 and rounded back). Accuracy in fast mode
