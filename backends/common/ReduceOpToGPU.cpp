@@ -89,6 +89,14 @@ struct ReduceLowering final : OpConversionPattern<tile::ReduceOp> {
     int64_t axis = int32_t(op.getAxis()), rank = L.rank();
     Combiner comb{op.getKind(), isa<FloatType>(elem)};
     ValueRange src = adaptor.getSrc();
+    if (lowering.portable && comb.isFloat && op.getKind() == tile::ReduceKind::Sum) {
+      SmallVector<Value> out = lowerCanonicalSum(r, loc, lowering, srcType, src, axis);
+      if (!isa<RankedTensorType>(op.getType()))
+        r.replaceOp(op, out[0]);
+      else
+        r.replaceOpWithMultiple(op, {ValueRange(out)});
+      return success();
+    }
 
     // 1. In each thread: group elements by their coordinates off the axis, combine along it
     //    in increasing coordinate order.
@@ -222,6 +230,11 @@ struct ScanLowering final : OpConversionPattern<tile::ScanOp> {
     int64_t axis = int32_t(op.getAxis());
     SmallVector<int64_t, 4> strides = stridesOf(type.getShape());
     SmallVector<Value> x(adaptor.getSrc().begin(), adaptor.getSrc().end());
+    if (lowering.portable && isFloat) {
+      SmallVector<Value> out = lowerCanonicalScan(r, loc, lowering, type, x, axis);
+      r.replaceOpWithMultiple(op, {ValueRange(out)});
+      return success();
+    }
     SharedBuffer buf = lowering.allocShared(r, loc, elem, type.getNumElements());
     Value base = lowering.threadLinear(r, loc, L, strides);
     SmallVector<Value> index, coord;

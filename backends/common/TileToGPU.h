@@ -26,6 +26,8 @@ struct TileLowering {
   mlir::Value threadId;  // i32, this thread's index in the program
   mlir::Operation *kernel; // the gpu.func being lowered
   mutable int64_t sharedBytes = 0; // shared memory allocated so far
+  /// Portable numerics: float sums and scans in the canonical order (docs/numerics.md).
+  bool portable = false;
 
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
     return BlockedLayout::get(type.getShape(), threads);
@@ -85,6 +87,13 @@ void populateAtomicOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConve
                                    mlir::RewritePatternSet &patterns);
 void populateLoadStoreOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns);
+
+/// Portable float sum along `axis` (the pairwise tree) and inclusive scan (blocks of the tree),
+/// through shared memory: CanonicalOrderToGPU.cpp. They return this thread's result elements.
+llvm::SmallVector<mlir::Value> lowerCanonicalSum(mlir::OpBuilder &b, mlir::Location loc, const TileLowering &l,
+                                                 mlir::RankedTensorType srcType, mlir::ValueRange src, int64_t axis);
+llvm::SmallVector<mlir::Value> lowerCanonicalScan(mlir::OpBuilder &b, mlir::Location loc, const TileLowering &l,
+                                                  mlir::RankedTensorType type, mlir::ValueRange src, int64_t axis);
 
 #define GEN_PASS_DECL
 #include "common/Passes.h.inc"

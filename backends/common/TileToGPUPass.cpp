@@ -48,6 +48,8 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   uint32_t numWarps = 4;
   if (auto w = kernel->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
     numWarps = uint32_t(w.getInt());
+  auto numerics = kernel->getAttrOfType<StringAttr>(tile::kNumericsAttr);
+  bool portable = numerics && numerics.getValue() == "portable";
   int64_t threads = int64_t(numWarps) * target.subgroupSize();
   if (threads > 1024)
     return kernel.emitOpError() << "num_warps " << numWarps << " x subgroup size " << target.subgroupSize()
@@ -99,6 +101,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   kernel.erase();
 
   TileLowering lowering{target, threads, tid, func};
+  lowering.portable = portable;
   TileTypeConverter converter(lowering);
   RewritePatternSet patterns(ctx);
   populateGridOpToGPUPatterns(lowering, converter, patterns);

@@ -17,6 +17,8 @@ namespace tessera {
 const std::string &TracedKernel::name() const { return impl_->name; }
 const std::vector<ArgSpec> &TracedKernel::signature() const { return impl_->signature; }
 uint32_t TracedKernel::numWarps() const { return impl_->numWarps; }
+Numerics TracedKernel::numerics() const { return impl_->numerics; }
+const char *toString(Numerics n) { return n == Numerics::Portable ? "portable" : "fast"; }
 
 std::string TracedKernel::tileIR(bool withLocations) const {
   std::string text;
@@ -124,6 +126,12 @@ Result<TracedKernel> kernelFromFunc(std::shared_ptr<MLIRContext> context, Owning
   impl->name = f.getName().str();
   if (auto w = f->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
     impl->numWarps = uint32_t(w.getInt());
+  if (auto n = f->getAttrOfType<StringAttr>(tile::kNumericsAttr)) {
+    if (n.getValue() != "fast" && n.getValue() != "portable")
+      return Status(StatusCode::InvalidArgument, "kernel '" + impl->name + "' has " + tile::kNumericsAttr.str() + " = \"" +
+                                                     n.getValue().str() + "\"; use \"fast\" or \"portable\"");
+    impl->numerics = n.getValue() == "portable" ? Numerics::Portable : Numerics::Fast;
+  }
   std::string error;
   std::optional<std::vector<ArgSpec>> signature = signatureOf(f, &error);
   if (!signature)

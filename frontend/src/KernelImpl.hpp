@@ -20,6 +20,7 @@ struct KernelImpl {
   std::string name;
   std::vector<ArgSpec> signature;
   uint32_t numWarps = 4;
+  Numerics numerics = Numerics::Fast;
 
   mlir::func::FuncOp kernelFunc() const;
 };

@@ -339,6 +339,7 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
   st.func = func::FuncOp::create(st.builder, kernelLoc, name, FunctionType::get(ctx, argTypes, {}));
   st.func->setAttr(tile::kKernelAttr, UnitAttr::get(ctx));
   st.func->setAttr(tile::kNumWarpsAttr, st.builder.getI32IntegerAttr(int32_t(options.numWarps)));
+  st.func->setAttr(tile::kNumericsAttr, st.builder.getStringAttr(toString(options.numerics)));
   Block *entry = st.func.addEntryBlock();
   std::vector<uint32_t> ids;
   for (unsigned i = 0; i < params.size(); ++i) {
@@ -355,6 +356,9 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
   st.builder.setInsertionPointToStart(entry);
 
   current = &st;
+  struct EndTrace { // whatever the kernel throws, the next trace starts clean
+    ~EndTrace() { current = nullptr; }
+  } endTrace;
   try {
     body(ids);
   } catch (const UserError &e) {

@@ -8,11 +8,15 @@
 namespace tessera::backend {
 void registerBackendPasses();
 }
+namespace tessera::tile {
+void registerTileTransformsPasses();
+}
 
 int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   tessera::backend::registerBackendPasses();
+  tessera::tile::registerTileTransformsPasses();
   mlir::DialectRegistry registry;
   tessera::backend::registerCompilerDialects(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "Tessera optimizer driver\n", registry));

@@ -26,6 +26,8 @@ namespace tessera::tile {
 inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";       // unit
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";  // i32
 inline constexpr llvm::StringLiteral kArgNameAttr = "tile.name";        // per-argument string
+/// "fast" (also when absent) or "portable": the numerics contract (docs/numerics.md).
+inline constexpr llvm::StringLiteral kNumericsAttr = "tile.numerics";
 /// Per-argument dtype name ("u8", "u32") where the MLIR type alone (signless) does not say it.
 inline constexpr llvm::StringLiteral kArgDTypeAttr = "tile.dtype";
 

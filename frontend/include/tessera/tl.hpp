@@ -37,16 +37,25 @@ struct KernelImpl;
 } // namespace detail
 
 /// A traced kernel: its signature and its tile IR, ready for `tessera::compile`.
+/// The numerics contract a kernel is compiled under (docs/numerics.md).
+///   Fast:     native instructions and vendor math, within the published error budgets.
+///   Portable: the same bits on every backend and device that accepts the mode, and on the
+///             reference interpreter; a device that cannot keep the promise refuses the kernel.
+enum class Numerics : uint8_t { Fast, Portable };
+const char *toString(Numerics n);
+
 class TracedKernel {
 public:
   const std::string &name() const;
   const std::vector<ArgSpec> &signature() const;
   uint32_t numWarps() const;
+  Numerics numerics() const;
   /// The tile-dialect module, printed (with source locations when `withLocations`).
   std::string tileIR(bool withLocations = false) const;
 
   std::shared_ptr<detail::KernelImpl> impl_;
 };
+
 
 /// Per-kernel options fixed at trace time.
 struct KernelOptions {
@@ -55,6 +64,8 @@ struct KernelOptions {
   /// Names for the kernel's arguments, in order (default "arg0", "arg1", ...). They appear
   /// in launch errors and in the package signature.
   std::vector<std::string> argNames;
+  /// Fast (the default) or Portable: tessera::trace("k", fn, {.numerics = Numerics::Portable}).
+  Numerics numerics = Numerics::Fast;
 };
 
 namespace tl {

@@ -1,0 +1,54 @@
+// Passes on tile IR, alphabetical.
+#ifndef TESSERA_TILE_TRANSFORMS_PASSES
+#define TESSERA_TILE_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TileExpandPortableMath : Pass<"tile-expand-portable-math", "mlir::ModuleOp"> {
+  let summary = "Expand f32 math into operations whose rounding every backend pins down";
+  let description = [{
+    For `portable` mode, before the target split: every f32 `math` op (scalar or tile) of the
+    module's `func.func`s becomes a fixed sequence of f64 `+ - *`, compares, selects, integer
+    and bit operations, `extf` and one final `truncf`, so the result has the same bits on CUDA,
+    on every Vulkan driver and in the reference interpreter. No `divf`, `sqrt`, `fma` or
+    `math` op remains (f64 division and sqrt are not pinned on Vulkan either).
+
+      exp x   => 2^k * P(r),  k = round(x / ln2), r = x - k ln2 (ln2 in two pieces)
+      exp2 x  => 2^k * P(f ln2),  k = round(x), f = x - k
+      log x   => e ln2 + [c] ln(4/3) + log1p(f),  x = 2^e (1 + f) / c, |f| <= 0.2
+      log2 x  => e + ([c] ln(4/3) + log1p(f)) / ln2
+      rsqrt x => y_4, y_{n+1} = y_n + y_n (1/2 - (x/2) y_n^2), y_0 from a bit trick
+      sin x   => +-sin r or +-cos r by the quadrant,  x = (4j + q) pi/2 + r
+      cos x   => the same with quadrant q + 1
+      tanh x  => sign(x) E / (E + 2),  E = e^(2|x|) - 1, 1/(E + 2) by Newton steps
+      erf x   => sign(x) |x| p(x^2) for |x| < 1, sign(x) (1 - 2^l(|x|)) for |x| < 4, else +-1
+      pow x y => 2^(y log2|x|) in double-double, then C99's special cases
+
+    P, log1p, sin, cos, p and l are minimax polynomials (gen_portable_math_coeffs.py). sin
+    and cos reduce by Payne-Hanek without a table: x times each 28-bit chunk of 2/pi is exact
+    in f64, multiples of 4 are dropped exactly, and a compensated sum gives r for |x| up to
+    3.4e38. The f64 result has a relative error near 2^-48 (pow: 2^-47), so each f32 result
+    is within 0.5 + 2^-20 ULP of the exact value (correctly rounded but for rare inputs next
+    to a rounding midpoint; the contract allows 2 ULP). Special values follow C's `expf`,
+    `logf`, `sinf`, `tanhf`, `erff`, `powf`: signed zeros, infinities, NaN, subnormal inputs
+    and results (computed, never flushed), overflow to inf.
+
+    With `correctly-rounded-basics` (for SPIR-V, where `OpFDiv` may be 2.5 ULP, `sqrt` comes
+    from `inversesqrt` and `Fma` may be unfused), f32 `arith.divf`, `math.sqrt` and `math.fma`
+    also expand, to the correctly rounded result:
+
+      a / b      => q = |a| * recip(|b|); c = f32(q); sign(|a| - mid |b|) picks c or its
+                    neighbour across the midpoint mid (exact: 25 x 24-bit product)
+      sqrt x     => q = x * rsqrt(x); the same with sign(x - mid^2)
+      fma a b c  => s + e = a*b + c exactly (TwoSum), s rounded to odd, then truncf
+
+    Math ops on other element types are errors: the tracer computes f16/bf16 math in f32.
+  }];
+  let options = [
+    Option<"correctlyRoundedBasics", "correctly-rounded-basics", "bool", /*default=*/"false",
+           "also expand f32 divf, sqrt and fma into correctly rounded sequences">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+#endif // TESSERA_TILE_TRANSFORMS_PASSES
