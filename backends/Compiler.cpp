@@ -237,7 +237,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
   } else {
     if (stop == Stage::NVVM || stop == Stage::PTX)
       return Status(StatusCode::InvalidArgument, std::string("stage '") + toString(*stop) + "' is for PTX targets");
-    if (failed(backend::lowerGPUToSPIRV(*module)))
+    if (failed(backend::lowerGPUToSPIRV(*module, kernel.numerics() == Numerics::Portable)))
       return diags.failure(what, StatusCode::Internal);
     if (std::string error; failed(backend::checkBufferABI(*module, kernel.signature(), error)))
       return Status(StatusCode::Unsupported, what + ": " + error);

@@ -28,6 +28,9 @@
 using namespace mlir;
 
 namespace tessera::backend {
+
+void applyPortableFloatControls(spirv::ModuleOp module); // PortableFloatControls.cpp
+
 namespace {
 
 /// tile.push_constant off of size  =>  load of word off/4 of the kernel's one push-constant
@@ -216,7 +219,7 @@ void registerSPIRVBackend(DialectRegistry &registry) {
   registry.insert<spirv::SPIRVDialect, math::MathDialect>();
 }
 
-LogicalResult lowerGPUToSPIRV(ModuleOp module) {
+LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable) {
   MLIRContext *ctx = module.getContext();
   SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
   for (gpu::GPUModuleOp gpuModule : gpuModules) {
@@ -267,6 +270,9 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module) {
     SmallVector<spirv::Extension> exts(vce->getExtensions());
     spvModule.setVceTripleAttr(spirv::VerCapExtAttr::get(vce->getVersion(), caps, exts, ctx));
   }
+  if (portable)
+    for (auto spvModule : module.getOps<spirv::ModuleOp>())
+      applyPortableFloatControls(spvModule);
   return success();
 }
 

@@ -23,8 +23,9 @@ void registerSPIRVLoweringDialects(mlir::DialectRegistry &registry);
 void registerSPIRVBackend(mlir::DialectRegistry &registry);
 
 /// Converts the gpu.module of `module` (after convert-tile-to-gpu) into a spirv.module,
-/// in place. Diagnostics go to the context's handler.
-mlir::LogicalResult lowerGPUToSPIRV(mlir::ModuleOp module);
+/// in place; `portable` adds NoContraction and the float controls (PortableFloatControls.cpp).
+/// Diagnostics go to the context's handler.
+mlir::LogicalResult lowerGPUToSPIRV(mlir::ModuleOp module, bool portable = false);
 /// Fails when a buffer's element width in the SPIR-V differs from the declared dtype (the
 /// upstream conversion may widen 8/16-bit buffers when capabilities are missing).
 mlir::LogicalResult checkBufferABI(mlir::ModuleOp module, const std::vector<ArgSpec> &signature, std::string &error);

@@ -30,7 +30,8 @@ spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize) {
       {Capability::Shader, Capability::GroupNonUniform, Capability::GroupNonUniformArithmetic,
        Capability::GroupNonUniformShuffle, Capability::GroupNonUniformBallot, Capability::Float16,
        Capability::Int8, Capability::Int16, Capability::Int64, Capability::StorageBuffer16BitAccess,
-       Capability::StorageBuffer8BitAccess, Capability::AtomicFloat32AddEXT, Capability::Int64Atomics},
+       Capability::StorageBuffer8BitAccess, Capability::AtomicFloat32AddEXT, Capability::Int64Atomics,
+       Capability::Float64},
       {spirv::Extension::SPV_KHR_storage_buffer_storage_class, spirv::Extension::SPV_KHR_16bit_storage,
        spirv::Extension::SPV_KHR_8bit_storage, spirv::Extension::SPV_EXT_shader_atomic_float_add},
       ctx);
