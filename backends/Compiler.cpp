@@ -11,6 +11,8 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "Tile/Transforms/Passes.h"
+
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -186,7 +188,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     return Status();
   {
     PassManager pm(ctx);
-    pm.addPass(createCanonicalizerPass());
+    backend::addTilePasses(pm, kernel.numerics() == Numerics::Portable);
     if (failed(pm.run(*module)))
       return diags.failure(what);
   }
@@ -273,6 +275,19 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
 }
 
 } // namespace
+
+namespace backend {
+
+void addTilePasses(OpPassManager &pm, bool portable) {
+  if (portable) {
+    tile::TileExpandPortableMathOptions options;
+    options.correctlyRoundedBasics = true;
+    pm.addPass(tile::createTileExpandPortableMath(options));
+  }
+  pm.addPass(createCanonicalizerPass());
+}
+
+} // namespace backend
 
 Result<Artifact> compileArtifact(const TracedKernel &kernel, const TargetDesc &target) {
   if (!kernel.impl_)

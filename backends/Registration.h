@@ -3,6 +3,7 @@
 
 namespace mlir {
 class DialectRegistry;
+class OpPassManager;
 }
 
 namespace tessera::backend {
@@ -11,5 +12,10 @@ namespace tessera::backend {
 const mlir::DialectRegistry &compilerRegistry();
 /// Adds the same to `registry` (tessera-opt).
 void registerCompilerDialects(mlir::DialectRegistry &registry);
+/// The tile-level passes every compile runs before the target split, and the interpreter runs
+/// for golden bits: in portable mode the expansion of math into basic operations (with
+/// correctly rounded `/`, `sqrt` and `fma`: the same bits whether a target has them natively
+/// or not), then canonicalization.
+void addTilePasses(mlir::OpPassManager &pm, bool portable);
 
 } // namespace tessera::backend

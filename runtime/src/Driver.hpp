@@ -56,6 +56,9 @@ public:
   virtual Result<std::unique_ptr<DriverBuffer>> allocate(size_t bytes) = 0;
   virtual Result<std::unique_ptr<DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) = 0;
   virtual Status synchronize() = 0;
+  /// Where denormal preservation comes from (Device::denormalSupport). The default suits CUDA:
+  /// PTX without .ftz keeps denormals at every width, so "promised".
+  virtual std::string denormalSupport() { return "promised"; }
 };
 
 /// A loaded driver library and the devices it found.

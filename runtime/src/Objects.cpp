@@ -68,6 +68,7 @@ Backend Device::backend() const { return impl_->backend; }
 const BackendInfo &Device::backendInfo() const { return impl_->info.backends[impl_->backendIndex]; }
 TargetDesc Device::target() const { return impl_->native->target(); }
 std::string Device::describe() const { return impl_->info.name + " via " + toString(impl_->backend); }
+std::string Device::denormalSupport() const { return impl_ ? impl_->native->denormalSupport() : std::string(); }
 
 Result<Buffer> Device::allocate(DType dtype, size_t count) {
   if (!impl_) return noDevice("allocate");

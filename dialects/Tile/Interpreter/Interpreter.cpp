@@ -6,6 +6,7 @@
 
 #include "InterpreterValues.h"
 #include "KernelImpl.hpp"
+#include "Registration.h"
 #include "Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -733,7 +734,8 @@ Status interpret(const TracedKernel &kernel, Grid grid, std::span<const InterpAr
   if (!f)
     return Status(StatusCode::InvalidArgument, "the kernel's module has no function marked 'tile.kernel'");
   OwningOpRef<ModuleOp> canonical;
-  if (options.canonicalize) {
+  bool expand = options.portableExpansion && kernel.numerics() == Numerics::Portable;
+  if (options.canonicalize || expand) {
     MLIRContext *ctx = kernel.impl_->context.get();
     std::string diagnostics;
     llvm::raw_string_ostream os(diagnostics);
@@ -743,7 +745,10 @@ Status interpret(const TracedKernel &kernel, Grid grid, std::span<const InterpAr
     });
     canonical = kernel.impl_->module->clone();
     PassManager pm(ctx);
-    pm.addPass(createCanonicalizerPass());
+    if (expand)
+      backend::addTilePasses(pm, true); // the compiler's own tile passes: the same IR the targets get
+    else
+      pm.addPass(createCanonicalizerPass());
     if (failed(pm.run(*canonical)))
       return Status(StatusCode::Internal, "canonicalizing kernel '" + kernel.name() + "' failed:\n" + diagnostics);
     f = nullptr;

@@ -157,8 +157,8 @@ Value expm1Poly(MathBuilder &m, Value r) {
   return m.add(r, m.mul(m.mul(r, r), m.horner(r, kExpQ)));
 }
 
-/// x = k ln2 + r with k = round(x / ln2). For |x| <= 2^11 * ln2, k * kLn2Hi is exact and so is
-/// x - k * kLn2Hi (both lie on the 2^-45 grid and the difference is below 1/2).
+/// x = k ln2 + r with k = round(x / ln2). For |k| < 2^11, k * kLn2Hi (42 bits) is exact, and
+/// so is x - k * kLn2Hi: for k != 0 both lie on the 2^-42 grid and differ by less than 1/2.
 std::pair<Value, Value> reduceExp(MathBuilder &m, Value x) {
   Value k = m.roundToInt(m.mul(x, kLog2E));
   Value r = m.sub(m.sub(x, m.mul(k, kLn2Hi)), m.mul(k, kLn2Lo));
@@ -272,7 +272,8 @@ Value reciprocalSqrt(MathBuilder &m, Value d, int steps) {
 /// (24 x 28 bits), a product of 2^53 or more is a multiple of 4 (its last bit weighs >= 4) and
 /// drops out, a smaller one loses its multiples of 4 exactly; chunks 5..7 are below 2^-12 for
 /// any f32. A compensated (TwoSum) sum of the pieces then holds x * 2/pi mod 4 to ~2^-95
-/// absolute, against a distance of at least ~2^-30 from the nearest multiple of pi/2 (f32).
+/// absolute, while no f32 comes closer than 2^-29.2 to a nonzero multiple of pi/2 (the worst
+/// is 16367173 * 2^72; found by continued fractions of 2^E * 2/pi for each exponent E).
 struct TrigReduction {
   Value r;        // f64, |r| <= pi/4 (1 + 2^-40), relative error ~2^-51
   Value quadrant; // i64 in [0, 3]
@@ -455,7 +456,16 @@ Value roundThroughMidpoint(MathBuilder &m, Value q, llvm::function_ref<Value(Val
 
 // a / b: q = |a| * (1/|b|) (three Newton steps, 2^-34), then the exact midpoint test
 // sign(|a| - mid * |b|): mid * |b| has at most 25 + 24 bits, so it and the sign of the
-// difference are exact. No f64 division is used: Vulkan does not pin its rounding either.
+// difference are exact.
+//
+// Why not truncf(f64(a) / f64(b)): Vulkan pins f64 OpFDiv no better than f32's ("at least
+// single precision"), and even a correctly rounded f64 quotient only suffices for normal
+// results. There, with a = A 2^-23, b = B 2^-23 (24-bit integers A, B) and a midpoint
+// m = M 2^-24 (q in [1, 2), M odd), a - m b = (2^24 A - M B) 2^-47 is a nonzero multiple of
+// 2^-47 (M B is odd and >= 2^24 > A), so |a/b - m| > 2^-48 / 2 = 2^-49 relative to m; the
+// same holds for q in [1/2, 1). A subnormal quotient, though, can be a midpoint exactly:
+// (3 * 2^-149) / 6 = 2^-150, which must round to 0 and rounds to 2^-149 from any f64 value
+// just above it. The midpoint test settles ties exactly and needs no division at all.
 Value expandDiv(MathBuilder &m, Value a, Value b) {
   Value absA = m.abs(m.extend(a)), absB = m.abs(m.extend(b));
   Value q = m.mul(absA, reciprocal(m, absB, 3));

@@ -131,6 +131,12 @@ struct InterpretOptions {
   /// Run the canonicalizer on a copy of the kernel first (what `tessera::compile` does before
   /// lowering); the result is the same bits either way.
   bool canonicalize = false;
+  /// A portable kernel runs after the compiler's tile passes (the expansion of math into basic
+  /// operations, then canonicalization): its outputs are the golden bits every backend must
+  /// reproduce. False runs the IR as traced, math ops and all: with `shadow` that carries the
+  /// float64 value of each math function itself, the reference the golden bits are measured
+  /// against (an expanded run's shadow would only repeat the expansion in double).
+  bool portableExpansion = true;
 };
 
 /// Runs `kernel` over `grid` programs (x fastest, then y, then z), one program at a time, each

@@ -6,6 +6,7 @@
 #include "vulkan/VulkanStatus.hpp"
 
 #include <functional>
+#include <optional>
 
 namespace tessera::vulkan {
 
@@ -54,6 +55,14 @@ public:
   Result<std::unique_ptr<detail::DriverBuffer>> allocate(size_t bytes) override;
   Result<std::unique_ptr<detail::DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) override;
   Status synchronize() override;
+  std::string denormalSupport() override;
+
+  /// The denormal probe's result (VulkanDenormProbe.cpp): run once, the first time a module needs
+  /// a DenormPreserve width the driver does not promise (or a report asks), then cached. Like the
+  /// rest of the device, not safe to call from two threads at once.
+  const DenormMeasurement &denormMeasurement();
+  /// Per width ([0] = 16, [1] = 32, [2] = 64): whether the probe found denormals kept.
+  std::array<bool, 3> measuredDenormPreserve() { return denormMeasurement().preserved; }
 
   /// Records commands into the device's command buffer, submits them and waits (launches are synchronous).
   Status submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what);
@@ -72,9 +81,13 @@ public:
   size_t stagingSize() const { return stagingSize_; }
 
 private:
+  /// Loads and launches the probe shader on this device and compares its outputs bit for bit.
+  DenormMeasurement runDenormProbe();
+
   std::shared_ptr<detail::Driver> driver_;
   std::shared_ptr<VulkanInstance> instance_;
   VulkanPhysical physical_;
+  std::optional<DenormMeasurement> denormMeasurement_;
   VkDevice device_ = VK_NULL_HANDLE;
   VolkDeviceTable vk_{};
   VkQueue queue_ = VK_NULL_HANDLE;

@@ -2,6 +2,7 @@
 // OpCapability check that refuses a kernel before the driver would fail on it obscurely.
 #include "vulkan/VulkanFeatures.hpp"
 
+#include <algorithm>
 #include <optional>
 
 namespace tessera::vulkan {
@@ -10,6 +11,9 @@ namespace {
 
 constexpr uint32_t kOpExecutionMode = 16;
 constexpr uint32_t kOpCapability = 17;
+constexpr uint32_t kCapabilityDenormPreserve = 4464;
+constexpr uint32_t kExecutionModeDenormPreserve = 4459;
+constexpr const char *kWidthBits[3] = {"16", "32", "64"};
 constexpr const char *kWidthSuffix[3] = {"f16", "f32", "f64"};
 
 std::optional<size_t> widthIndex(uint32_t bits) {
@@ -126,6 +130,39 @@ Status refuse(const KernelEntry &k, const std::string &capability, const std::st
   return Status(StatusCode::Unsupported, "kernel '" + k.name + "' needs SPIR-V capability " + capability + ", which " +
                                              deviceName + " via vulkan does not support: " + why +
                                              " (compile the kernel without it, or run it on a device that has it)");
+}
+
+// Calls `visit(index, count, opcode)` for each instruction after the header; stops at a
+// malformed one (cannot happen after the entry-point walk; never loop forever or read past the end).
+template <class F> void forEachInstruction(const std::vector<uint32_t> &words, F visit) {
+  for (size_t i = 5; i < words.size();) {
+    uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size()) return;
+    visit(i, count, opcode);
+    i += count;
+  }
+}
+
+bool isDenormPreserveMode(const std::vector<uint32_t> &words, size_t i, uint32_t count, uint32_t opcode) {
+  return opcode == kOpExecutionMode && count >= 4 && words[i + 2] == kExecutionModeDenormPreserve;
+}
+
+// The widths that the module's OpExecutionMode DenormPreserve instructions name.
+std::array<bool, 3> denormPreserveWidths(const std::vector<uint32_t> &words) {
+  std::array<bool, 3> widths{};
+  forEachInstruction(words, [&](size_t i, uint32_t count, uint32_t opcode) {
+    if (isDenormPreserveMode(words, i, count, opcode))
+      if (auto w = widthIndex(words[i + 3])) widths[*w] = true;
+  });
+  return widths;
+}
+
+// "16, 32" for the widths set in `which`.
+std::string widthList(const std::array<bool, 3> &which) {
+  std::string out;
+  for (size_t w = 0; w < 3; ++w)
+    if (which[w]) out += (out.empty() ? "" : ", ") + std::string(kWidthBits[w]);
+  return out;
 }
 
 } // namespace
@@ -303,6 +340,73 @@ Status checkCapabilities(const KernelEntry &k, const std::vector<uint32_t> &word
     }
   }
   return Status::success();
+}
+
+std::vector<uint32_t> stripMeasuredDenormPreserve(const std::vector<uint32_t> &words, std::array<bool, 3> widths) {
+  auto stripped = [&](size_t i, uint32_t count, uint32_t opcode) {
+    if (!isDenormPreserveMode(words, i, count, opcode)) return false;
+    auto w = widthIndex(words[i + 3]);
+    return w && widths[*w];
+  };
+  // The capability goes with its last mode; a module that keeps one (or had none) keeps it.
+  bool modeRemains = false, modeStripped = false;
+  forEachInstruction(words, [&](size_t i, uint32_t count, uint32_t opcode) {
+    if (!isDenormPreserveMode(words, i, count, opcode)) return;
+    (stripped(i, count, opcode) ? modeStripped : modeRemains) = true;
+  });
+  const bool stripCapability = modeStripped && !modeRemains;
+  std::vector<uint32_t> out(words.begin(), words.begin() + std::min<size_t>(5, words.size()));
+  out.reserve(words.size());
+  size_t end = out.size();
+  forEachInstruction(words, [&](size_t i, uint32_t count, uint32_t opcode) {
+    end = i + count;
+    if (stripped(i, count, opcode)) return;
+    if (stripCapability && opcode == kOpCapability && count == 2 && words[i + 1] == kCapabilityDenormPreserve) return;
+    out.insert(out.end(), words.begin() + i, words.begin() + i + count);
+  });
+  out.insert(out.end(), words.begin() + end, words.end()); // a malformed tail, if any, as it was
+  return out;
+}
+
+Result<std::vector<uint32_t>> acceptMeasuredDenormPreserve(const KernelEntry &k, std::vector<uint32_t> words,
+                                                           const ShaderFeatures &features,
+                                                           const std::function<DenormMeasurement()> &measure,
+                                                           const std::string &deviceName) {
+  std::array<bool, 3> unpromised = denormPreserveWidths(words);
+  for (size_t w = 0; w < 3; ++w) unpromised[w] = unpromised[w] && !features.denormPreserve[w];
+  if (unpromised == std::array<bool, 3>{}) return words;
+  const DenormMeasurement m = measure();
+  for (size_t w = 0; w < 3; ++w) {
+    if (!unpromised[w] || m.preserved[w]) continue;
+    std::string bits = kWidthBits[w];
+    std::string found = m.unmeasured.empty() ? "a probe found " + bits + "-bit denormals flushed"
+                                             : "the denormal probe could not measure it (" + m.unmeasured + ")";
+    return refuse(k, "DenormPreserve (" + bits + "-bit floats)", deviceName,
+                  "VkPhysicalDeviceFloatControlsProperties::shaderDenormPreserveFloat" + bits + " is false, and " +
+                      found);
+  }
+  return stripMeasuredDenormPreserve(words, unpromised);
+}
+
+std::string describeDenormSupport(const std::array<bool, 3> &promised, const DenormMeasurement &m) {
+  if (promised == std::array<bool, 3>{true, true, true}) return "promised";
+  std::array<bool, 3> measured{}, flushed{}, unmeasured{};
+  for (size_t w = 0; w < 3; ++w) {
+    if (promised[w]) continue;
+    if (m.preserved[w]) measured[w] = true;
+    else if (m.unmeasured.empty()) flushed[w] = true;
+    else unmeasured[w] = true;
+  }
+  std::string out;
+  auto group = [&](const char *what, const std::array<bool, 3> &which) {
+    if (which != std::array<bool, 3>{}) out += (out.empty() ? "" : ", ") + std::string(what) + " (" + widthList(which) + ")";
+  };
+  group("promised", promised);
+  group("measured", measured);
+  group("flushed", flushed);
+  group("not measured", unmeasured);
+  if (!m.unmeasured.empty() && unmeasured != std::array<bool, 3>{}) out += ": " + m.unmeasured;
+  return out;
 }
 
 } // namespace tessera::vulkan

@@ -6,6 +6,7 @@
 #include "vulkan/VulkanStatus.hpp"
 
 #include <array>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -77,5 +78,39 @@ private:
 /// the driver. `words` is a well-formed module (the entry-point walk has already checked it).
 Status checkCapabilities(const KernelEntry &kernel, const std::vector<uint32_t> &words, const ShaderFeatures &features,
                          const std::string &deviceName);
+
+/// What the denormal probe (VulkanDenormProbe.cpp) found on one device. `preserved[w]` ([0] = 16,
+/// [1] = 32, [2] = 64) is true when every probe output of that width was bit-exact with denormals
+/// kept. `unmeasured` is empty when the probe ran; otherwise it says why not, and every width is false.
+struct DenormMeasurement {
+  std::array<bool, 3> preserved{};
+  std::string unmeasured;
+};
+
+/// `words` without the `OpExecutionMode <entry> DenormPreserve W` instructions whose width W has
+/// `widths[index of W]` set, and without `OpCapability DenormPreserve` when no DenormPreserve mode
+/// remains after at least one was removed. Whole instructions go; every other word is kept as it
+/// is (the header too: ids are untouched).
+/// `words` is a well-formed module.
+std::vector<uint32_t> stripMeasuredDenormPreserve(const std::vector<uint32_t> &words, std::array<bool, 3> widths);
+
+/// The measured fallback for DenormPreserve, decided before checkCapabilities. Finds the widths the
+/// module's `OpExecutionMode DenormPreserve W` instructions name that `features` does not promise
+/// (shaderDenormPreserveFloatW false). None: `words` comes back unchanged and `measure` is not
+/// called. Otherwise `measure` is called once; when it found every such width preserved, the
+/// result is `words` with those modes stripped (stripMeasuredDenormPreserve), so the driver sees
+/// only what it promises; else Unsupported, naming the first such width, the property and what
+/// the probe found. A bare `OpCapability DenormPreserve` (no mode) names no width and is left to
+/// checkCapabilities.
+Result<std::vector<uint32_t>> acceptMeasuredDenormPreserve(const KernelEntry &kernel, std::vector<uint32_t> words,
+                                                           const ShaderFeatures &features,
+                                                           const std::function<DenormMeasurement()> &measure,
+                                                           const std::string &deviceName);
+
+/// Per width, where denormal preservation comes from, for reports: "promised" when the driver
+/// promises all three widths; otherwise the groups present, in this order, e.g. "promised (32),
+/// measured (16), flushed (64)", "measured (16, 32, 64)" or "not measured (16, 32, 64): <why>".
+/// `measurement` is consulted only for widths the driver does not promise.
+std::string describeDenormSupport(const std::array<bool, 3> &promised, const DenormMeasurement &measurement);
 
 } // namespace tessera::vulkan

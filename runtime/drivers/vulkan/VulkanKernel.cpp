@@ -1,4 +1,4 @@
-// VulkanKernel: SPIR-V checks (structure, capabilities), the compute pipeline (set 0 binding = abiSlot, push constants), dispatch.
+// VulkanKernel: SPIR-V checks (structure, measured DenormPreserve, capabilities), the compute pipeline (set 0 binding = abiSlot, push constants), dispatch.
 #include "vulkan/VulkanDriver.hpp"
 
 #include <algorithm>
@@ -63,6 +63,12 @@ Status VulkanKernel::init() {
     for (const std::string &e : *entries) have += (have.empty() ? "'" : ", '") + e + "'";
     return corrupt(k, "no GLCompute entry point '" + a.entryPoint + "' (it has " + (have.empty() ? "none" : have) + ")");
   }
+  // A DenormPreserve width the driver does not promise may be accepted because the denormal probe
+  // measured it kept: its execution modes are stripped, so the driver sees only what it promises.
+  Result<std::vector<uint32_t>> accepted = acceptMeasuredDenormPreserve(
+      k, std::move(words), device_.features(), [this] { return device_.denormMeasurement(); }, device_.name());
+  if (!accepted) return accepted.status();
+  words = std::move(*accepted);
   // Before the driver sees the module: a missing feature is named here instead of failing obscurely.
   if (Status s = checkCapabilities(k, words, device_.features(), device_.name()); !s) return s;
   if (a.pushConstantBytes % 4 != 0)

@@ -195,6 +195,12 @@ public:
   TargetDesc target() const;
   /// "NVIDIA H200 via cuda".
   std::string describe() const;
+  /// Whether float denormals (16-, 32-, 64-bit) are kept, and on what grounds, for reports:
+  /// "promised" (CUDA; a Vulkan driver promising shaderDenormPreserveFloat16/32/64), else per width
+  /// e.g. "measured (16, 32, 64)" (a probe kernel found them kept: weaker than a promise),
+  /// "promised (32), flushed (16, 64)", "not measured (16, 32, 64): <why>". On Vulkan the first
+  /// call may run the probe (docs/runtime.md, "Denormals").
+  std::string denormalSupport() const;
 
   Result<Buffer> allocate(DType dtype, size_t count);
   /// Picks each kernel's artifact for this device; fails if a kernel has none.

@@ -1,5 +1,5 @@
-# Turns a binary file into a C++ header (`inline constexpr unsigned char NAME[]`), so test binaries carry their kernels.
-# Usage: cmake -DINPUT=file -DOUTPUT=header.h -DNAME=kSymbol -P EmbedFile.cmake
+# Turns a binary file into a C++ header (`inline constexpr unsigned char NAME[]`), so binaries carry their kernels (the runtime its denormal probe, the tests theirs).
+# Usage: cmake -DINPUT=file -DOUTPUT=header.h -DNAME=kSymbol -P cmake/EmbedFile.cmake
 file(READ "${INPUT}" hex HEX)
 string(LENGTH "${hex}" hexLength)
 math(EXPR byteCount "${hexLength} / 2")
