@@ -7,8 +7,8 @@
 //   unary("exp", "math", [](tl::Tile x) { return tl::exp(x); }, {-10, 10}, {.fast = {5, 2}, .portable = {1}});
 #pragma once
 
-#include "tessera/interpreter.hpp"
-#include "tessera/tessera.hpp"
+#include "tessera/interpreter.hpp" // HostBuffer (header-only; the interpreter itself needs the compiler)
+#include "tessera/tl.hpp"
 
 #include <functional>
 #include <random>
@@ -55,6 +55,22 @@ struct Case {
   std::function<Problem(DType t, int32_t n, std::mt19937 &rng)> problem;
   std::vector<int32_t> sizes;
 };
+
+/// The reference run of one (case, dtype, size, mode): the inputs, the golden output (portable:
+/// what every backend must give) and the float64 value of each output element.
+struct Reference {
+  Problem problem;
+  HostBuffer golden;
+  std::vector<double> exact;
+};
+
+/// Reference files carry the interpreter's results to machines without the compiler
+/// (SuiteGolden.cpp): `tessera-conformance-suite --write-goldens=DIR` writes them with the
+/// packages, `tessera-conformance-suite-aot --goldens=DIR` reads them.
+Status writeReference(const std::string &path, const Reference &ref);
+Result<Reference> readReference(const std::string &path);
+/// "exp_f16_portable": the stem of a job's package and reference files.
+std::string jobStem(const std::string &caseName, DType t, Numerics mode);
 
 /// Every case, with the sizes it runs at (masked tails, 1, empty, large).
 const std::vector<Case> &cases();

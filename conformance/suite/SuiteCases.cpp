@@ -2,6 +2,10 @@
 // layernorm, each one declaration over the shared kernel shape.
 #include "Suite.hpp"
 
+#ifndef TESSERA_SUITE_AOT
+#include "tessera/tessera.hpp"
+#endif
+
 #include <cmath>
 #include <limits>
 
@@ -12,6 +16,19 @@ namespace {
 /// loaded as T (`other` in masked lanes) and computed in f32, the result stored back as T.
 using Body = std::function<tl::Tile(tl::Tile x, tl::Tile y, tl::Tile mask)>;
 
+// Kernel bodies need the tile language; the runtime-only build has none (its kernels come
+// from recorded packages).
+#ifdef TESSERA_SUITE_AOT
+#define TL(...) nullptr
+#else
+#define TL(...) __VA_ARGS__
+#endif
+
+#ifdef TESSERA_SUITE_AOT
+Result<TracedKernel> traceFor(DType, const std::string &, Numerics, double, const Body &) {
+  return Status(StatusCode::Unavailable, "this build has no compiler; run with --goldens=DIR");
+}
+#else
 template <class T> Result<TracedKernel> traceBody(const std::string &name, Numerics mode, double other, Body body) {
   auto kernel = [body, other](tl::Ptr<T> x, tl::Ptr<T> y, tl::Ptr<T> out, tl::Scalar<int32_t> n) {
     tl::Tile offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
@@ -36,6 +53,7 @@ Result<TracedKernel> traceFor(DType t, const std::string &name, Numerics mode, d
   default: return traceBody<float>(name, mode, other, body);
   }
 }
+#endif
 
 /// Where inputs come from: uniform in [lo, hi] (or log-uniform for lo > 0), with special
 /// values (±0, ±inf, NaN, denormals, the largest values) mixed in.
@@ -142,56 +160,56 @@ std::vector<Case> build() {
   // Correctly rounded in portable mode (0.5 ULP); fast mode as the backends give it.
   const Domain wide{-1e4, 1e4};
   const Budgets exact{.fast = {0.5001}, .portable = {0.5001}};
-  elementwise("add", "basic", [](tl::Tile x, tl::Tile y, tl::Tile) { return x + y; }, wide, wide, exact);
-  elementwise("sub", "basic", [](tl::Tile x, tl::Tile y, tl::Tile) { return x - y; }, wide, wide, exact);
-  elementwise("mul", "basic", [](tl::Tile x, tl::Tile y, tl::Tile) { return x * y; }, wide, wide, exact);
-  elementwise("div", "basic", [](tl::Tile x, tl::Tile y, tl::Tile) { return x / y; }, wide, wide,
+  elementwise("add", "basic", TL([](tl::Tile x, tl::Tile y, tl::Tile) { return x + y; }), wide, wide, exact);
+  elementwise("sub", "basic", TL([](tl::Tile x, tl::Tile y, tl::Tile) { return x - y; }), wide, wide, exact);
+  elementwise("mul", "basic", TL([](tl::Tile x, tl::Tile y, tl::Tile) { return x * y; }), wide, wide, exact);
+  elementwise("div", "basic", TL([](tl::Tile x, tl::Tile y, tl::Tile) { return x / y; }), wide, wide,
               {.fast = {3}, .portable = {0.5001}});
-  unary("sqrt", "basic", [](tl::Tile x) { return tl::sqrt(tl::abs(x)); }, wide, {.fast = {3}, .portable = {0.5001}});
+  unary("sqrt", "basic", TL([](tl::Tile x) { return tl::sqrt(tl::abs(x)); }), wide, {.fast = {3}, .portable = {0.5001}});
   // fast fma may be unfused on Vulkan: then off by the rounding of x*y (2^-24 |x y|).
-  elementwise("fma", "basic", [](tl::Tile x, tl::Tile y, tl::Tile) { return tl::fma(x, y, x); }, wide, wide,
+  elementwise("fma", "basic", TL([](tl::Tile x, tl::Tile y, tl::Tile) { return tl::fma(x, y, x); }), wide, wide,
               {.fast = {0.5001, 0, kF32Eps}, .portable = {0.5001}}, [](double x, double y) { return std::fabs(x * y); });
 
   // Math: fast-mode bounds from docs/op-tests.md; portable within 2 ULP (docs/numerics.md).
   const Bound p2{2};
-  unary("exp", "math", [](tl::Tile x) { return tl::exp(x); }, {-10, 10}, {.fast = {5, 2}, .portable = p2});
-  unary("exp2", "math", [](tl::Tile x) { return tl::exp2(x); }, {-14, 15}, {.fast = {4, 2}, .portable = p2});
-  unary("log", "math", [](tl::Tile x) { return tl::log(x); }, {1e-4, 6e4, true}, {.fast = {3, 0, 0x1p-21}, .portable = p2});
-  unary("log2", "math", [](tl::Tile x) { return tl::log2(x); }, {1e-4, 6e4, true}, {.fast = {3, 0, 0x1p-21}, .portable = p2});
-  unary("rsqrt", "math", [](tl::Tile x) { return tl::rsqrt(x); }, {1e-4, 6e4, true}, {.fast = {2}, .portable = p2});
-  unary("sin", "math", [](tl::Tile x) { return tl::sin(x); }, {-3.1416, 3.1416},
+  unary("exp", "math", TL([](tl::Tile x) { return tl::exp(x); }), {-10, 10}, {.fast = {5, 2}, .portable = p2});
+  unary("exp2", "math", TL([](tl::Tile x) { return tl::exp2(x); }), {-14, 15}, {.fast = {4, 2}, .portable = p2});
+  unary("log", "math", TL([](tl::Tile x) { return tl::log(x); }), {1e-4, 6e4, true}, {.fast = {3, 0, 0x1p-21}, .portable = p2});
+  unary("log2", "math", TL([](tl::Tile x) { return tl::log2(x); }), {1e-4, 6e4, true}, {.fast = {3, 0, 0x1p-21}, .portable = p2});
+  unary("rsqrt", "math", TL([](tl::Tile x) { return tl::rsqrt(x); }), {1e-4, 6e4, true}, {.fast = {2}, .portable = p2});
+  unary("sin", "math", TL([](tl::Tile x) { return tl::sin(x); }), {-3.1416, 3.1416},
         {.fast = {0, 0, 0x1p-20}, .portable = {2, 0, 0x1p-30}});
-  unary("cos", "math", [](tl::Tile x) { return tl::cos(x); }, {-3.1416, 3.1416},
+  unary("cos", "math", TL([](tl::Tile x) { return tl::cos(x); }), {-3.1416, 3.1416},
         {.fast = {0, 0, 0x1p-20}, .portable = {2, 0, 0x1p-30}});
-  unary("tanh", "math", [](tl::Tile x) { return tl::tanh(x); }, {-10, 10}, {.fast = {4, 0, 0x1p-21}, .portable = p2});
-  unary("sigmoid", "math", [](tl::Tile x) { return tl::sigmoid(x); }, {-20, 20}, {.fast = {6, 2}, .portable = {3}});
-  unary("erf", "math", [](tl::Tile x) { return tl::erf(x); }, {-4, 4}, {.fast = {8, 0, 0x1p-24}, .portable = p2});
-  elementwise("pow", "math", [](tl::Tile x, tl::Tile y, tl::Tile) { return tl::pow(tl::abs(x), y); }, {0.1, 10},
+  unary("tanh", "math", TL([](tl::Tile x) { return tl::tanh(x); }), {-10, 10}, {.fast = {4, 0, 0x1p-21}, .portable = p2});
+  unary("sigmoid", "math", TL([](tl::Tile x) { return tl::sigmoid(x); }), {-20, 20}, {.fast = {6, 2}, .portable = {3}});
+  unary("erf", "math", TL([](tl::Tile x) { return tl::erf(x); }), {-4, 4}, {.fast = {8, 0, 0x1p-24}, .portable = p2});
+  elementwise("pow", "math", TL([](tl::Tile x, tl::Tile y, tl::Tile) { return tl::pow(tl::abs(x), y); }), {0.1, 10},
               {-4, 4}, {.fast = {10, 2}, .portable = p2}, nullptr,
               [](double x, double y) { return std::fabs(y * std::log2(std::fabs(x))); });
 
   // Row-wise (one row per program): the sum's order is what portable mode fixes.
   const Domain values{-100, 100};
   const Bound sumBound{1, 0, BLOCK * kF32Eps};
-  row("sum", 0, [](tl::Tile x, tl::Tile, tl::Tile) { return tl::broadcast_to(tl::sum(x), {BLOCK}); }, values,
+  row("sum", 0, TL([](tl::Tile x, tl::Tile, tl::Tile) { return tl::broadcast_to(tl::sum(x), {BLOCK}); }), values,
       {.fast = sumBound, .portable = sumBound});
-  row("max", 0, [](tl::Tile x, tl::Tile, tl::Tile mask) { return tl::broadcast_to(tl::max(tl::where(mask, x, -INFINITY)), {BLOCK}); },
+  row("max", 0, TL([](tl::Tile x, tl::Tile, tl::Tile mask) { return tl::broadcast_to(tl::max(tl::where(mask, x, -INFINITY)), {BLOCK}); }),
       values, {.fast = {0}, .portable = {0}});
-  row("cumsum", 0, [](tl::Tile x, tl::Tile, tl::Tile) { return tl::cumsum(x, 0); }, values,
+  row("cumsum", 0, TL([](tl::Tile x, tl::Tile, tl::Tile) { return tl::cumsum(x, 0); }), values,
       {.fast = sumBound, .portable = sumBound});
   row("softmax", -INFINITY,
-      [](tl::Tile x, tl::Tile, tl::Tile mask) {
+      TL([](tl::Tile x, tl::Tile, tl::Tile mask) {
         tl::Tile e = tl::exp(x - tl::max(x));
         return e / tl::sum(tl::where(mask, e, 0));
-      },
+      }),
       {-10, 10}, {.fast = {8, 0, 2 * BLOCK * kF32Eps}, .portable = {4, 0, 2 * BLOCK * kF32Eps}});
   row("layernorm", 0,
-      [](tl::Tile x, tl::Tile, tl::Tile mask) {
+      TL([](tl::Tile x, tl::Tile, tl::Tile mask) {
         tl::Tile count = tl::sum(tl::cast(mask, DType::F32));
         tl::Tile mean = tl::sum(x) / count;
         tl::Tile d = tl::where(mask, x - mean, 0);
         return d * tl::rsqrt(tl::sum(d * d) / count + 1e-5);
-      },
+      }),
       values, {.fast = {8, 0, 4 * BLOCK * kF32Eps}, .portable = {8, 0, 4 * BLOCK * kF32Eps}});
   // Row budgets' absolute terms are relative to Σ|x|; softmax and layernorm outputs are O(1).
   for (Case &c : out)

@@ -10,6 +10,10 @@
 #include "Suite.hpp"
 #include "report/Report.hpp"
 
+#ifndef TESSERA_SUITE_AOT
+#include "tessera/tessera.hpp"
+#endif
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -30,7 +34,9 @@ struct Options {
   uint32_t seed = std::random_device{}();
   std::string json, html, filter;
   std::vector<Numerics> modes{Numerics::Fast, Numerics::Portable};
-  bool quick = false; // skip the large sizes
+  bool quick = false;      // skip the large sizes
+  std::string writeGoldens; // also write packages and reference files here
+  std::string goldens;      // read them from here instead of tracing and interpreting
 };
 
 struct Target {
@@ -38,14 +44,6 @@ struct Target {
   std::shared_ptr<Device> device;
   uint32_t deviceIndex = 0;
   Backend backend = Backend::Vulkan;
-};
-
-/// The reference run of one (case, dtype, size, mode): the inputs, the golden output (portable:
-/// what every backend must give) and the float64 value of each output element.
-struct Reference {
-  Problem problem;
-  HostBuffer golden;
-  std::vector<double> exact;
 };
 
 std::string show(double v) {
@@ -109,6 +107,11 @@ std::string describe(const Reference &ref, const HostBuffer &out, size_t i, bool
 /// Runs one reference: inputs from the rng, golden bits and exact values from the interpreter.
 std::optional<Reference> reference(const Case &c, DType t, int32_t n, const TracedKernel &kernel, std::mt19937 &rng,
                                    std::string &error) {
+#ifdef TESSERA_SUITE_AOT
+  (void)c, (void)t, (void)n, (void)kernel, (void)rng;
+  error = "this build has no interpreter; run with --goldens=DIR";
+  return std::nullopt;
+#else
   Reference ref{c.problem(t, n, rng), {}, {}};
   ref.problem.out.fill(0xff);
   HostBuffer x = ref.problem.x, y = ref.problem.y;
@@ -128,6 +131,7 @@ std::optional<Reference> reference(const Case &c, DType t, int32_t n, const Trac
   ref.exact = shadowOut.shadow;
   ref.exact.resize(shadowOut.count(), NAN);
   return ref;
+#endif
 }
 
 /// Launches the case on one target; the output, or the failure (Unsupported when the target refused).
@@ -214,8 +218,23 @@ int run(const Options &opt, int argc, char **argv) {
   for (const Job &job : jobs) {
     const Case &c = *job.kase;
     std::string dtype(toString(job.dtype)), mode(toString(job.mode));
-    Result<TracedKernel> kernel = c.trace(job.dtype, job.mode);
+    const std::string stem = jobStem(c.name, job.dtype, job.mode);
+    Result<TracedKernel> kernel = opt.goldens.empty() ? c.trace(job.dtype, job.mode)
+                                                      : Result<TracedKernel>(Status(StatusCode::Unavailable, "from goldens"));
     std::map<std::string, Result<Package>> packages; // per target
+    std::optional<Result<Package>> recorded;         // --goldens: one package for every target
+    if (!opt.goldens.empty())
+      recorded = readPackageFile(opt.goldens + "/" + stem + ".tspkg");
+    if (!opt.writeGoldens.empty() && kernel) {
+#ifndef TESSERA_SUITE_AOT
+      // What the GPU test machine (CUDA sm_90, NVIDIA Vulkan: subgroup 32) and lavapipe (8) run.
+      std::vector<TargetDesc> golden{nvptxTarget("sm_90"), spirvTarget(8), spirvTarget(32)};
+      Result<Package> all = compile(std::span(&*kernel, 1), golden);
+      Status s = all ? writePackageFile(opt.writeGoldens + "/" + stem + ".tspkg", *all) : all.status();
+      if (!s)
+        std::fprintf(stderr, "tessera conformance: %s: %s\n", stem.c_str(), s.toString().c_str());
+#endif
+    }
     for (int32_t n : c.sizes) {
       if (opt.quick && n > 4096)
         continue;
@@ -241,7 +260,20 @@ int run(const Options &opt, int argc, char **argv) {
       Bound bound = boundFor(c, job.dtype, job.mode);
       ir.budgetUlp = bound.ulps;
       std::string error = kernel ? "" : "trace: " + kernel.status().toString();
-      std::optional<Reference> ref = kernel ? reference(c, job.dtype, n, *kernel, rng, error) : std::nullopt;
+      std::optional<Reference> ref;
+      const std::string refPath = "/" + stem + "_n" + std::to_string(n) + ".ref";
+      if (!opt.goldens.empty()) {
+        Result<Reference> read = readReference(opt.goldens + refPath);
+        if (read)
+          ref = std::move(*read);
+        else
+          error = read.status().toString();
+      } else if (kernel) {
+        ref = reference(c, job.dtype, n, *kernel, rng, error);
+      }
+      if (ref && !opt.writeGoldens.empty())
+        if (Status s = writeReference(opt.writeGoldens + refPath, *ref); !s)
+          error = s.toString(), ref.reset();
       if (!ref) {
         ir.verdict = Verdict::Fail;
         ir.detail = error;
@@ -268,8 +300,13 @@ int run(const Options &opt, int argc, char **argv) {
         conformance::Result r = result(t.label);
         r.budgetUlp = bound.ulps;
         auto pkg = packages.find(t.label);
-        if (pkg == packages.end())
-          pkg = packages.emplace(t.label, compile(*kernel, t.device->target())).first;
+        if (pkg == packages.end()) {
+#ifdef TESSERA_SUITE_AOT
+          pkg = packages.emplace(t.label, *recorded).first;
+#else
+          pkg = packages.emplace(t.label, recorded ? *recorded : compile(*kernel, t.device->target())).first;
+#endif
+        }
         Result<HostBuffer> out = pkg->second ? runOnTarget(*t.device, *pkg->second, c.name, *ref)
                                              : Result<HostBuffer>(pkg->second.status());
         if (!out) {
@@ -345,7 +382,7 @@ int usage(const char *why) {
   std::fprintf(stderr,
                "tessera conformance: %s\n"
                "usage: tessera conformance [--seed=N] [--filter=NAME|FAMILY] [--mode=fast|portable] [--quick]\n"
-               "                           [--json=FILE] [--html=FILE]\n",
+               "                           [--json=FILE] [--html=FILE] [--write-goldens=DIR | --goldens=DIR]\n",
                why);
   return 2;
 }
@@ -366,6 +403,8 @@ int main(int argc, char **argv) {
     else if (auto v = value("--json=")) opt.json = *v;
     else if (auto v = value("--html=")) opt.html = *v;
     else if (auto v = value("--filter=")) opt.filter = *v;
+    else if (auto v = value("--write-goldens=")) opt.writeGoldens = *v;
+    else if (auto v = value("--goldens=")) opt.goldens = *v;
     else if (auto v = value("--mode=")) {
       if (*v == "fast") opt.modes = {Numerics::Fast};
       else if (*v == "portable") opt.modes = {Numerics::Portable};
@@ -373,5 +412,11 @@ int main(int argc, char **argv) {
     } else if (a == "--quick") opt.quick = true;
     else return usage(("unknown option '" + a + "'").c_str());
   }
+#ifdef TESSERA_SUITE_AOT
+  if (opt.goldens.empty())
+    return usage("this build has no compiler: pass --goldens=DIR (written by tessera-conformance-suite --write-goldens=DIR)");
+#endif
+  if (!opt.goldens.empty() && !opt.writeGoldens.empty())
+    return usage("--goldens and --write-goldens exclude each other");
   return run(opt, argc, argv);
 }

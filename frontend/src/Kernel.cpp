@@ -18,7 +18,6 @@ const std::string &TracedKernel::name() const { return impl_->name; }
 const std::vector<ArgSpec> &TracedKernel::signature() const { return impl_->signature; }
 uint32_t TracedKernel::numWarps() const { return impl_->numWarps; }
 Numerics TracedKernel::numerics() const { return impl_->numerics; }
-const char *toString(Numerics n) { return n == Numerics::Portable ? "portable" : "fast"; }
 
 std::string TracedKernel::tileIR(bool withLocations) const {
   std::string text;

@@ -42,7 +42,7 @@ struct KernelImpl;
 ///   Portable: the same bits on every backend and device that accepts the mode, and on the
 ///             reference interpreter; a device that cannot keep the promise refuses the kernel.
 enum class Numerics : uint8_t { Fast, Portable };
-const char *toString(Numerics n);
+inline const char *toString(Numerics n) { return n == Numerics::Portable ? "portable" : "fast"; }
 
 class TracedKernel {
 public:
