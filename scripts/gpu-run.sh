@@ -38,6 +38,10 @@ for backend in cuda vulkan; do
 done
 echo "== tessera-op-tests-aot (every op x dtype, both backends)"
 $S/bin/tessera-op-tests-aot --packages=$S/pkgs/conformance || status=1
+echo "== tessera-conformance-suite-aot --quick (numerics: interpreter goldens from the build machine)"
+$S/bin/tessera-conformance-suite-aot --quick --goldens=$S/goldens --json="$out/suite.json" --html="$out/suite.html" \
+  > "$out/suite.log" 2>&1 || status=1
+grep -v '^[0-9]*/[0-9]* (' "$out/suite.log"
 echo "== tessera-conformance-aot"
 $S/bin/tessera-conformance-aot --packages=$S/pkgs/conformance || status=1
 echo "== tessera-runtime-tests"

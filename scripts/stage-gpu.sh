@@ -10,7 +10,7 @@ rm -rf .gpu-stage
 mkdir -p .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/example .gpu-stage/pkgs/conformance
 cp build/bin/tessera build/bin/tessera-runtime-tests build/bin/01_vector_add_aot build/bin/02_fused_softmax_aot \
    build/bin/03_layernorm_aot build/bin/04_fused_elementwise_aot build/bin/tessera-conformance-aot \
-   build/bin/tessera-op-tests-aot .gpu-stage/bin/
+   build/bin/tessera-op-tests-aot build/bin/tessera-conformance-suite-aot .gpu-stage/bin/
 cp -L build/lib/libtessera_runtime.so .gpu-stage/lib/
 for b in 128 1024; do
   build/bin/01_vector_add 1 --block=$b --write-package=.gpu-stage/pkgs/example >/dev/null
@@ -24,4 +24,8 @@ done
 build/bin/04_fused_elementwise 1 1 --write-package=.gpu-stage/pkgs/example >/dev/null
 build/bin/tessera-conformance --write-packages=.gpu-stage/pkgs/conformance >/dev/null
 build/bin/tessera-op-tests --write-packages=.gpu-stage/pkgs/conformance >/dev/null
+# The numerics suite's packages and the interpreter's reference files (sizes up to 4096: the
+# large ones would not fit the carry).
+mkdir -p .gpu-stage/goldens
+build/bin/tessera-conformance-suite --quick --write-goldens=.gpu-stage/goldens >/dev/null
 du -sh .gpu-stage
