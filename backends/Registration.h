@@ -17,5 +17,9 @@ void registerCompilerDialects(mlir::DialectRegistry &registry);
 /// correctly rounded `/`, `sqrt` and `fma`: the same bits whether a target has them natively
 /// or not), then canonicalization.
 void addTilePasses(mlir::OpPassManager &pm, bool portable);
+/// Deliberate breakage of the portable lowering, for the suite's self-test (docs/numerics.md):
+/// TESSERA_FAULT=contraction allows contraction of every float op (and leaves NoContraction off
+/// on SPIR-V), =reduce-order sums portable tiles in the fast order. True when TESSERA_FAULT names `fault`.
+bool faultInjected(const char *fault);
 
 } // namespace tessera::backend

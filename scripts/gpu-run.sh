@@ -42,6 +42,10 @@ echo "== tessera-conformance-suite-aot --quick (numerics: interpreter goldens fr
 $S/bin/tessera-conformance-suite-aot --quick --goldens=$S/goldens --json="$out/suite.json" --html="$out/suite.html" \
   > "$out/suite.log" 2>&1 || status=1
 grep -v '^[0-9]*/[0-9]* (' "$out/suite.log"
+echo "== the same with contraction left on in portable mode (TESSERA_FAULT=contraction): must FAIL on CUDA"
+$S/bin/tessera-conformance-suite-aot --quick --mode=portable --filter=basic --goldens=$S/goldens-fault \
+  > "$out/suite-fault.log" 2>&1 && { echo "the broken lowering went unnoticed"; status=1; }
+grep -E "FAIL|ALL PASS|FAILED" "$out/suite-fault.log" | head -8
 echo "== tessera-conformance-aot"
 $S/bin/tessera-conformance-aot --packages=$S/pkgs/conformance || status=1
 echo "== tessera-runtime-tests"

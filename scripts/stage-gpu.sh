@@ -28,4 +28,8 @@ build/bin/tessera-op-tests --write-packages=.gpu-stage/pkgs/conformance >/dev/nu
 # large ones would not fit the carry).
 mkdir -p .gpu-stage/goldens
 build/bin/tessera-conformance-suite --quick --write-goldens=.gpu-stage/goldens >/dev/null
+# The suite's self-test: packages compiled with contraction left on (correct goldens).
+mkdir -p .gpu-stage/goldens-fault
+TESSERA_FAULT=contraction build/bin/tessera-conformance-suite --quick --mode=portable --filter=basic \
+  --write-goldens=.gpu-stage/goldens-fault >/dev/null || true
 du -sh .gpu-stage

@@ -1,6 +1,7 @@
 // The convert-tile-to-gpu pass: moves each tile kernel into a gpu.func with the target's ABI,
 // then converts its tiles into per-thread scalars with the patterns of this folder.
 #include "TileToGPU.h"
+#include "Registration.h"
 
 #include "KernelImpl.hpp"
 #include "Tile/IR/TileDialect.h"
@@ -101,7 +102,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   kernel.erase();
 
   TileLowering lowering{target, threads, tid, func};
-  lowering.portable = portable;
+  lowering.portable = portable && !faultInjected("reduce-order");
   TileTypeConverter converter(lowering);
   RewritePatternSet patterns(ctx);
   populateGridOpToGPUPatterns(lowering, converter, patterns);

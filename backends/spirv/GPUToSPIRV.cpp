@@ -29,7 +29,7 @@ using namespace mlir;
 
 namespace tessera::backend {
 
-void applyPortableFloatControls(spirv::ModuleOp module); // PortableFloatControls.cpp
+void applyPortableFloatControls(spirv::ModuleOp module, bool noContraction); // PortableFloatControls.cpp
 
 namespace {
 
@@ -219,7 +219,7 @@ void registerSPIRVBackend(DialectRegistry &registry) {
   registry.insert<spirv::SPIRVDialect, math::MathDialect>();
 }
 
-LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable) {
+LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction) {
   MLIRContext *ctx = module.getContext();
   SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
   for (gpu::GPUModuleOp gpuModule : gpuModules) {
@@ -272,7 +272,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable) {
   }
   if (portable)
     for (auto spvModule : module.getOps<spirv::ModuleOp>())
-      applyPortableFloatControls(spvModule);
+      applyPortableFloatControls(spvModule, noContraction);
   return success();
 }
 

@@ -19,11 +19,11 @@ using namespace mlir;
 
 namespace tessera::backend {
 
-void applyPortableFloatControls(spirv::ModuleOp module) {
+void applyPortableFloatControls(spirv::ModuleOp module, bool noContraction) {
   MLIRContext *ctx = module.getContext();
   std::set<unsigned> widths;
   module.walk([&](Operation *op) {
-    if (isa<spirv::FAddOp, spirv::FSubOp, spirv::FMulOp>(op))
+    if (noContraction && isa<spirv::FAddOp, spirv::FSubOp, spirv::FMulOp>(op))
       op->setAttr("no_contraction", UnitAttr::get(ctx));
     for (Type t : op->getResultTypes()) {
       Type e = getElementTypeOrSelf(t);

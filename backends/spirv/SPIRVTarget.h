@@ -25,7 +25,7 @@ void registerSPIRVBackend(mlir::DialectRegistry &registry);
 /// Converts the gpu.module of `module` (after convert-tile-to-gpu) into a spirv.module,
 /// in place; `portable` adds NoContraction and the float controls (PortableFloatControls.cpp).
 /// Diagnostics go to the context's handler.
-mlir::LogicalResult lowerGPUToSPIRV(mlir::ModuleOp module, bool portable = false);
+mlir::LogicalResult lowerGPUToSPIRV(mlir::ModuleOp module, bool portable = false, bool noContraction = true);
 /// Fails when a buffer's element width in the SPIR-V differs from the declared dtype (the
 /// upstream conversion may widen 8/16-bit buffers when capabilities are missing).
 mlir::LogicalResult checkBufferABI(mlir::ModuleOp module, const std::vector<ArgSpec> &signature, std::string &error);

@@ -170,6 +170,11 @@ std::vector<Case> build() {
   elementwise("fma", "basic", TL([](tl::Tile x, tl::Tile y, tl::Tile) { return tl::fma(x, y, x); }), wide, wide,
               {.fast = {0.5001, 0, kF32Eps}, .portable = {0.5001}}, [](double x, double y) { return std::fabs(x * y); });
 
+  // x * y + x as two operations: portable mode rounds twice (no contraction), fast mode may
+  // fuse them (then off by the rounding of x*y).
+  elementwise("mul_add", "basic", TL([](tl::Tile x, tl::Tile y, tl::Tile) { return x * y + x; }), wide, wide,
+              {.fast = {0.5001, 0, kF32Eps}, .portable = {0.5001, 0, kF32Eps}}, [](double x, double y) { return std::fabs(x * y); });
+
   // Math: fast-mode bounds from docs/op-tests.md; portable within 2 ULP (docs/numerics.md).
   const Bound p2{2};
   unary("exp", "math", TL([](tl::Tile x) { return tl::exp(x); }), {-10, 10}, {.fast = {5, 2}, .portable = p2});
