@@ -410,6 +410,7 @@ int main(int argc, char **argv) {
       else if (*v == "portable") opt.modes = {Numerics::Portable};
       else return usage(("unknown mode '" + *v + "'; use fast or portable").c_str());
     } else if (a == "--quick") opt.quick = true;
+    else if (a == "--help" || a == "-h") return usage("every case x dtype x size x mode, on the interpreter and on every device and backend"), 0;
     else return usage(("unknown option '" + a + "'").c_str());
   }
 #ifdef TESSERA_SUITE_AOT

@@ -1,4 +1,5 @@
-// The `tessera` command line: `devices` (what the runtime sees), `compile` (forwarded to the compiler library), `help`.
+// The `tessera` command line: `devices` (what the runtime sees), `compile` (forwarded to the compiler library),
+// `conformance` (the numerics suite), `help`.
 #include "tessera/runtime/Runtime.hpp"
 
 #include <dlfcn.h>
@@ -20,6 +21,7 @@ void printHelp(FILE *out) {
              "commands:\n"
              "  devices [--json]   list the devices and backends this machine offers, and why a backend is absent\n"
              "  compile ...        compile kernels into a package (needs libtessera_compiler.so; see 'tessera compile --help')\n"
+             "  conformance ...    the numerics suite on the interpreter and every device (docs/numerics.md; --help)\n"
              "  help               show this text\n"
              "\n"
              "environment:\n"
@@ -217,6 +219,33 @@ int runCompile(int argc, char **argv) {
   return entry(static_cast<int>(args.size() - 1), args.data());
 }
 
+// The suite is its own program (it links the compiler, or reads goldens in its -aot form):
+// run the one beside this executable, preferring the full build.
+int runConformance(int argc, char **argv) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    std::fprintf(stderr, "tessera conformance: cannot locate this executable (/proc/self/exe): %s\n", std::strerror(errno));
+    return kExitUsage;
+  }
+  exe[n] = '\0';
+  std::string dir(exe);
+  dir.resize(dir.rfind('/'));
+  for (const char *name : {"tessera-conformance-suite", "tessera-conformance-suite-aot"}) {
+    std::string path = dir + "/" + name;
+    if (access(path.c_str(), X_OK) != 0) continue;
+    std::vector<char *> args{path.data()};
+    for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
+    args.push_back(nullptr);
+    execv(path.c_str(), args.data());
+    std::fprintf(stderr, "tessera conformance: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+    return kExitUsage;
+  }
+  std::fprintf(stderr, "tessera conformance: neither tessera-conformance-suite nor tessera-conformance-suite-aot is "
+                       "installed beside %s\n", exe);
+  return kExitUsage;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -231,6 +260,7 @@ int main(int argc, char **argv) {
   }
   if (command == "devices") return runDevices(argc - 2, argv + 2);
   if (command == "compile") return runCompile(argc - 2, argv + 2);
+  if (command == "conformance") return runConformance(argc - 2, argv + 2);
   std::fprintf(stderr, "tessera: unknown command '%s'\n\n", command.c_str());
   printHelp(stderr);
   return kExitUsage;
