@@ -367,10 +367,15 @@ Tile sigmoid(const Tile &x, SourceLoc loc) {
   TVal v = st.get(x.id(), loc);
   TVal f = floatOperand(st, v, "sigmoid", loc);
   Location l = st.loc(loc);
-  // 1 / (1 + exp(-x))
-  Value e = math::ExpOp::create(st.builder, l, arith::NegFOp::create(st.builder, l, f.value));
+  // e = exp(-|x|); x >= 0: 1 / (1 + e), else e / (1 + e). The one form 1 / (1 + exp(-x)) gives 0
+  // below x = -88.7, where exp(-x) overflows but the result is still a (denormal) number.
+  Value e = math::ExpOp::create(st.builder, l,
+                                arith::NegFOp::create(st.builder, l, math::AbsFOp::create(st.builder, l, f.value)));
   Value one = constant(st, DType::F32, Number(1.0), f.shape(), loc).value;
-  Value r = arith::DivFOp::create(st.builder, l, one, arith::AddFOp::create(st.builder, l, one, e));
+  Value zero = constant(st, DType::F32, Number(0.0), f.shape(), loc).value;
+  Value positive = arith::CmpFOp::create(st.builder, l, arith::CmpFPredicate::OGE, f.value, zero);
+  Value numerator = arith::SelectOp::create(st.builder, l, positive, one, e);
+  Value r = arith::DivFOp::create(st.builder, l, numerator, arith::AddFOp::create(st.builder, l, one, e));
   return Tile(st.add(narrow(st, {r, DType::F32}, v.dtype, loc)));
 }
 
