@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -421,5 +422,11 @@ int main(int argc, char **argv) {
 #endif
   if (!opt.goldens.empty() && !opt.writeGoldens.empty())
     return usage("--goldens and --write-goldens exclude each other");
+  if (!opt.writeGoldens.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opt.writeGoldens, ec);
+    if (ec)
+      return usage(("cannot create " + opt.writeGoldens + ": " + ec.message()).c_str());
+  }
   return run(opt, argc, argv);
 }
