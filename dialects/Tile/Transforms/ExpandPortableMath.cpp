@@ -21,39 +21,33 @@ namespace tessera::tile {
 namespace {
 
 using namespace mlir;
-using portable_math::MathBuilder;
+using namespace portable_math;
 
-/// The expansion of `op`, or a null function when the pass leaves `op` alone.
-using Expansion = Value (*)(MathBuilder &, ValueRange);
+/// The ops the pass rewrites: the transcendentals always, divf/sqrt/fma with the option.
+bool isExpanded(Operation *op, bool basics) {
+  if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp, math::SinOp,
+          math::CosOp, math::TanhOp, math::ErfOp, math::PowFOp>(op))
+    return true;
+  return basics && isa<arith::DivFOp, math::SqrtOp, math::FmaOp>(op);
+}
 
-Expansion expansionFor(Operation *op, bool basics) {
-  return llvm::TypeSwitch<Operation *, Expansion>(op)
-      .Case([](math::ExpOp) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandExp(m, v[0]); }; })
-      .Case([](math::Exp2Op) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandExp2(m, v[0]); }; })
-      .Case([](math::LogOp) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandLog(m, v[0]); }; })
-      .Case([](math::Log2Op) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandLog2(m, v[0]); }; })
-      .Case([](math::RsqrtOp) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandRsqrt(m, v[0]); }; })
-      .Case([](math::SinOp) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandSin(m, v[0]); }; })
-      .Case([](math::CosOp) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandCos(m, v[0]); }; })
-      .Case([](math::TanhOp) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandTanh(m, v[0]); }; })
-      .Case([](math::ErfOp) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandErf(m, v[0]); }; })
-      .Case([](math::PowFOp) { return +[](MathBuilder &m, ValueRange v) { return portable_math::expandPow(m, v[0], v[1]); }; })
-      .Case([basics](arith::DivFOp) -> Expansion {
-        if (!basics)
-          return nullptr;
-        return +[](MathBuilder &m, ValueRange v) { return portable_math::expandDiv(m, v[0], v[1]); };
-      })
-      .Case([basics](math::SqrtOp) -> Expansion {
-        if (!basics)
-          return nullptr;
-        return +[](MathBuilder &m, ValueRange v) { return portable_math::expandSqrt(m, v[0]); };
-      })
-      .Case([basics](math::FmaOp) -> Expansion {
-        if (!basics)
-          return nullptr;
-        return +[](MathBuilder &m, ValueRange v) { return portable_math::expandFma(m, v[0], v[1], v[2]); };
-      })
-      .Default([](Operation *) { return nullptr; });
+/// The expansion of an op that isExpanded() accepts.
+Value expand(MathBuilder &m, Operation *op) {
+  OperandRange v = op->getOperands();
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](math::ExpOp) { return expandExp(m, v[0]); })
+      .Case([&](math::Exp2Op) { return expandExp2(m, v[0]); })
+      .Case([&](math::LogOp) { return expandLog(m, v[0]); })
+      .Case([&](math::Log2Op) { return expandLog2(m, v[0]); })
+      .Case([&](math::RsqrtOp) { return expandRsqrt(m, v[0]); })
+      .Case([&](math::SinOp) { return expandSin(m, v[0]); })
+      .Case([&](math::CosOp) { return expandCos(m, v[0]); })
+      .Case([&](math::TanhOp) { return expandTanh(m, v[0]); })
+      .Case([&](math::ErfOp) { return expandErf(m, v[0]); })
+      .Case([&](math::PowFOp) { return expandPow(m, v[0], v[1]); })
+      .Case([&](arith::DivFOp) { return expandDiv(m, v[0], v[1]); })
+      .Case([&](math::SqrtOp) { return expandSqrt(m, v[0]); })
+      .Case([&](math::FmaOp) { return expandFma(m, v[0], v[1], v[2]); });
 }
 
 /// f32 or a statically shaped tensor of f32: the shapes the expansions build constants for.
@@ -68,15 +62,13 @@ struct TileExpandPortableMath final
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<std::pair<Operation *, Expansion>> work;
-    getOperation().walk([&](func::FuncOp func) {
-      func.walk([&](Operation *op) {
-        if (Expansion expansion = expansionFor(op, correctlyRoundedBasics))
-          work.emplace_back(op, expansion);
-      });
+    SmallVector<Operation *> work;
+    getOperation().walk([&](Operation *op) {
+      if (isExpanded(op, correctlyRoundedBasics) && op->getParentOfType<func::FuncOp>())
+        work.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (auto [op, expansion] : work) {
+    for (Operation *op : work) {
       Type type = op->getResult(0).getType();
       if (!isF32Tile(type) ||
           !llvm::all_of(op->getOperandTypes(), [&](Type t) { return t == type; })) {
@@ -87,7 +79,7 @@ struct TileExpandPortableMath final
       }
       rewriter.setInsertionPoint(op);
       MathBuilder builder(rewriter, op->getLoc(), type);
-      rewriter.replaceOp(op, expansion(builder, op->getOperands()));
+      rewriter.replaceOp(op, expand(builder, op));
     }
   }
 };

@@ -27,13 +27,13 @@ constexpr double kLn2 = 0x1.62e42fefa39efp-1; // ln 2
 constexpr double kLog2E = 0x1.71547652b82fep+0; // 1 / ln 2
 constexpr double kInvLn2Hi = 0x1.71547652b82fep+0; // 1 / ln 2, high double
 constexpr double kInvLn2Lo = 0x1.777d0ffda0d24p-56; // 1 / ln 2 - kInvLn2Hi
-constexpr double kInvLn2Hi26 = 0x1.7154768000000p+0; // kInvLn2Hi = kInvLn2Hi26 + kInvLn2Tail (26 + 26 bits, for Dekker's product)
+constexpr double kInvLn2Hi26 = 0x1.7154768000000p+0; // 26-bit head of kInvLn2Hi (Dekker's product)
 constexpr double kInvLn2Tail = -0x1.6a3e810000000p-27; // kInvLn2Hi - kInvLn2Hi26
 constexpr double kLog4Over3Hi = 0x1.269621134db92p-2; // ln(4/3), high double
 constexpr double kLog4Over3Lo = 0x1.e0efadd9db02bp-56; // ln(4/3) - kLog4Over3Hi
 constexpr double kPiOver2 = 0x1.921fb54442d18p+0; // pi / 2
-constexpr int64_t kRecipMagic = 0x7fde6238502770a7; // 1/d ~ bits(kRecipMagic - bits(d)), rel. error 0.0505
-constexpr int64_t kRsqrtMagic = 0x5fe6ec8238294e27; // 1/sqrt(d) ~ bits(kRsqrtMagic - bits(d)/2), rel. error 0.0342
+constexpr int64_t kRecipMagic = 0x7fde6238502770a7; // 1/d ~ bits(K - bits(d)), error 0.0505
+constexpr int64_t kRsqrtMagic = 0x5fe6ec8238294e27; // 1/sqrt(d) ~ bits(K - bits(d)/2), error 0.0342
 // e^r = 1 + r + r^2 q(r), |r| <= ln2/2; error relative to e^r - 1; max error 2^-54.8 (weighted)
 constexpr double kExpQ[] = {
     0x1.0000000000005p-1,

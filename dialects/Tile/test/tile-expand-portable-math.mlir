@@ -25,7 +25,7 @@ func.func @exp_tile(%x: tensor<128xf32>) -> tensor<128xf32> {
 
 // -----
 
-// The scalar forms of the unary functions: no math op and no divf survive, each ends in truncf.
+// exp2 on a scalar: no math op and no divf survive, and the result comes from one truncf.
 // CHECK-LABEL: func.func @exp2
 // CHECK-NOT: {{math\.|divf}}
 // CHECK: arith.truncf %{{.*}} : f64 to f32
@@ -53,6 +53,7 @@ func.func @log(%x: f32) -> f32 {
 
 // -----
 
+// log2 shares log's reduction.
 // CHECK-LABEL: func.func @log2
 // CHECK-NOT: {{math\.|divf}}
 // CHECK: arith.truncf %{{.*}} : f64 to f32
@@ -95,6 +96,7 @@ func.func @sin(%x: f32) -> f32 {
 
 // -----
 
+// cos is sin with the quadrant advanced by one: the same eight products.
 // CHECK-LABEL: func.func @cos
 // CHECK-NOT: {{math\.|divf}}
 // CHECK-COUNT-8: arith.mulf %{{.*}}, %{{.*}} : f64
@@ -124,6 +126,7 @@ func.func @tanh(%x: f32) -> f32 {
 
 // -----
 
+// erf on a 2-D tile.
 // CHECK-LABEL: func.func @erf
 // CHECK-NOT: {{math\.|divf}}
 // CHECK: arith.truncf %{{.*}} : tensor<4x8xf64> to tensor<4x8xf32>
