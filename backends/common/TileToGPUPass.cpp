@@ -49,8 +49,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   uint32_t numWarps = 4;
   if (auto w = kernel->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
     numWarps = uint32_t(w.getInt());
-  auto numerics = kernel->getAttrOfType<StringAttr>(tile::kNumericsAttr);
-  bool portable = numerics && numerics.getValue() == "portable";
+  bool portable = tile::isPortable(kernel);
   int64_t threads = int64_t(numWarps) * target.subgroupSize();
   if (threads > 1024)
     return kernel.emitOpError() << "num_warps " << numWarps << " x subgroup size " << target.subgroupSize()

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -181,17 +182,24 @@ int runDevices(int argc, char **argv) {
   return (*rt)->devices().empty() ? 1 : 0;
 }
 
-// The compiler lives in its own library so a runtime-only install stays free of LLVM and MLIR.
-int runCompile(int argc, char **argv) {
+// The folder this executable lies in (what it installs beside it), or nullopt after saying why.
+std::optional<std::string> executableDir(const char *command) {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
-    std::fprintf(stderr, "tessera compile: cannot locate this executable (/proc/self/exe): %s\n", std::strerror(errno));
-    return kExitUsage;
+    std::fprintf(stderr, "%s: cannot locate this executable (/proc/self/exe): %s\n", command, std::strerror(errno));
+    return std::nullopt;
   }
-  exe[n] = '\0';
-  std::string dir(exe);
+  std::string dir(exe, size_t(n));
   dir.resize(dir.rfind('/'));
+  return dir;
+}
+
+// The compiler lives in its own library so a runtime-only install stays free of LLVM and MLIR.
+int runCompile(int argc, char **argv) {
+  std::optional<std::string> found = executableDir("tessera compile");
+  if (!found) return kExitUsage;
+  const std::string &dir = *found;
   std::string library = dir + "/../lib/libtessera_compiler.so";
   dlerror();
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -222,15 +230,9 @@ int runCompile(int argc, char **argv) {
 // The suite is its own program (it links the compiler, or reads goldens in its -aot form):
 // run the one beside this executable, preferring the full build.
 int runConformance(int argc, char **argv) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) {
-    std::fprintf(stderr, "tessera conformance: cannot locate this executable (/proc/self/exe): %s\n", std::strerror(errno));
-    return kExitUsage;
-  }
-  exe[n] = '\0';
-  std::string dir(exe);
-  dir.resize(dir.rfind('/'));
+  std::optional<std::string> found = executableDir("tessera conformance");
+  if (!found) return kExitUsage;
+  const std::string &dir = *found;
   for (const char *name : {"tessera-conformance-suite", "tessera-conformance-suite-aot"}) {
     std::string path = dir + "/" + name;
     if (access(path.c_str(), X_OK) != 0) continue;
@@ -242,7 +244,7 @@ int runConformance(int argc, char **argv) {
     return kExitUsage;
   }
   std::fprintf(stderr, "tessera conformance: neither tessera-conformance-suite nor tessera-conformance-suite-aot is "
-                       "installed beside %s\n", exe);
+                       "installed in %s\n", dir.c_str());
   return kExitUsage;
 }
 

@@ -28,6 +28,11 @@ inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";  // i32
 inline constexpr llvm::StringLiteral kArgNameAttr = "tile.name";        // per-argument string
 /// "fast" (also when absent) or "portable": the numerics contract (docs/numerics.md).
 inline constexpr llvm::StringLiteral kNumericsAttr = "tile.numerics";
+/// Is `kernel` (a func.func) compiled under portable numerics?
+inline bool isPortable(mlir::Operation *kernel) {
+  auto n = kernel->getAttrOfType<mlir::StringAttr>(kNumericsAttr);
+  return n && n.getValue() == "portable";
+}
 /// Per-argument dtype name ("u8", "u32") where the MLIR type alone (signless) does not say it.
 inline constexpr llvm::StringLiteral kArgDTypeAttr = "tile.dtype";
 
