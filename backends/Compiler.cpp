@@ -57,7 +57,10 @@ TargetDesc nvptxTarget(std::string chip, uint32_t ptxVersion) {
   return TargetDesc{TargetKind::PTX, std::move(chip), ptxVersion, 32};
 }
 
-TargetDesc spirvTarget(uint32_t subgroupSize) { return TargetDesc{TargetKind::SPIRV, "vulkan1.1", 0, subgroupSize}; }
+TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals) {
+  return TargetDesc{TargetKind::SPIRV, std::string("vulkan1.1") + (softDenormals ? kSoftDenormalsSuffix : ""), 0,
+                    subgroupSize};
+}
 
 Result<TargetDesc> validateTarget(const TargetDesc &target) {
   TargetDesc t = target;
@@ -95,8 +98,9 @@ Result<TargetDesc> validateTarget(const TargetDesc &target) {
   if (t.kind == TargetKind::SPIRV) {
     if (t.chip.empty())
       t.chip = "vulkan1.1";
-    if (t.chip != "vulkan1.1")
-      return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1");
+    if (t.chip != "vulkan1.1" && t.chip != std::string("vulkan1.1") + kSoftDenormalsSuffix)
+      return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1 or vulkan1.1" +
+                                                     kSoftDenormalsSuffix);
     if (t.subgroupSize == 0 || t.subgroupSize > 128 || (t.subgroupSize & (t.subgroupSize - 1)))
       return Status(StatusCode::InvalidArgument, "subgroup size " + std::to_string(t.subgroupSize) +
                                                      " must be a power of two from 1 to 128");
@@ -246,7 +250,8 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     if (stop == Stage::NVVM || stop == Stage::PTX)
       return Status(StatusCode::InvalidArgument, std::string("stage '") + toString(*stop) + "' is for PTX targets");
     bool portable = kernel.numerics() == Numerics::Portable;
-    if (failed(backend::lowerGPUToSPIRV(*module, portable, portable && !backend::faultInjected("contraction"))))
+    if (failed(backend::lowerGPUToSPIRV(*module, portable, portable && !backend::faultInjected("contraction"),
+                                        hasSoftDenormals(target.chip))))
       return diags.failure(what, StatusCode::Internal);
     if (std::string error; failed(backend::checkBufferABI(*module, kernel.signature(), error)))
       return Status(StatusCode::Unsupported, what + ": " + error);

@@ -24,6 +24,9 @@ Compiles the tile-dialect kernels in INPUT.mlir ('-' reads standard input).
   --ptx-version=N     PTX ISA version, 80 for 8.0 (default: the oldest the chip accepts)
   --subgroup-size=L   SPIR-V subgroup sizes, comma separated (default 32); a package gets one
                       SPIR-V artifact per size
+  --denormals=D       SPIR-V: native (default), software (portable kernels keep f32 denormals in
+                      integer and f64 code, for drivers that flush them), or both (a package gets
+                      both artifacts; the runtime picks per device)
   -o FILE             output file (default: standard output; required for a package)
 )";
 
@@ -64,6 +67,7 @@ extern "C" int tessera_compiler_main(int argc, char **argv) {
   std::vector<std::string> targetNames;
   std::vector<uint32_t> subgroups;
   uint32_t ptxVersion = 0;
+  std::vector<bool> softDenormals{false};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -87,6 +91,12 @@ extern "C" int tessera_compiler_main(int argc, char **argv) {
           return fail("--subgroup-size wants numbers such as 8,32; got '" + value + "'");
         subgroups.push_back(n);
       }
+    } else if (startsWith(a, "--denormals=", value)) {
+      if (value == "native" || value == "software" || value == "both")
+        softDenormals = value == "native" ? std::vector<bool>{false} : value == "software" ? std::vector<bool>{true}
+                                                                                             : std::vector<bool>{false, true};
+      else
+        return fail("--denormals wants native, software or both; got '" + value + "'");
     } else if (a == "-o" && i + 1 < argc) {
       output = argv[++i];
     } else if (!a.empty() && a[0] == '-' && a != "-") {
@@ -117,7 +127,8 @@ extern "C" int tessera_compiler_main(int argc, char **argv) {
       targets.push_back(nvptxTarget(chip, ptxVersion));
     } else if (t == "spirv") {
       for (uint32_t s : subgroups)
-        targets.push_back(spirvTarget(s));
+        for (bool soft : softDenormals)
+          targets.push_back(spirvTarget(s, soft));
     } else {
       return fail("unknown --target '" + t + "'; use nvptx or spirv");
     }

@@ -49,7 +49,8 @@ grep -E "FAIL|ALL PASS|FAILED" "$out/suite-fault.log" | head -8
 echo "== tessera-conformance-aot"
 $S/bin/tessera-conformance-aot --packages=$S/pkgs/conformance || status=1
 echo "== tessera-runtime-tests"
-TESSERA_TEST_NO_LAVAPIPE=1 $S/bin/tessera-runtime-tests 2>&1 | tail -4
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+TESSERA_TEST_NO_LAVAPIPE=1 $S/bin/tessera-runtime-tests > "$out/runtime-tests.log" 2>&1 || status=1
+grep -E -A6 "ERROR|FATAL" "$out/runtime-tests.log" | head -40
+tail -4 "$out/runtime-tests.log"
 echo "== exit status $status"
 exit $status

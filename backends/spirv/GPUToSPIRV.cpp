@@ -29,7 +29,7 @@ using namespace mlir;
 
 namespace tessera::backend {
 
-void applyPortableFloatControls(spirv::ModuleOp module, bool noContraction); // PortableFloatControls.cpp
+void applyPortableFloatControls(spirv::ModuleOp module, bool noContraction, bool softF32Denormals); // PortableFloatControls.cpp
 
 namespace {
 
@@ -219,7 +219,7 @@ void registerSPIRVBackend(DialectRegistry &registry) {
   registry.insert<spirv::SPIRVDialect, math::MathDialect>();
 }
 
-LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction) {
+LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction, bool softF32Denormals) {
   MLIRContext *ctx = module.getContext();
   SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
   for (gpu::GPUModuleOp gpuModule : gpuModules) {
@@ -227,6 +227,8 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
     RewritePatternSet math(ctx);
     populatePolynomialApproximateErfPattern(math);
     if (failed(applyPatternsGreedily(gpuModule, std::move(math))) || failed(legalizeBF16(gpuModule)))
+      return failure();
+    if (portable && softF32Denormals && failed(emulateF32Denormals(gpuModule)))
       return failure();
     spirv::TargetEnvAttr targetAttr = spirv::lookupTargetEnvOrDefault(gpuModule);
     std::unique_ptr<ConversionTarget> target = SPIRVConversionTarget::get(targetAttr);
@@ -272,7 +274,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
   }
   if (portable)
     for (auto spvModule : module.getOps<spirv::ModuleOp>())
-      applyPortableFloatControls(spvModule, noContraction);
+      applyPortableFloatControls(spvModule, noContraction, softF32Denormals);
   return success();
 }
 

@@ -7,7 +7,8 @@
 //                                   => OpExecutionMode DenormPreserve W, SignedZeroInfNanPreserve W
 //
 // The runtime refuses the module on a device without the matching float-controls property
-// (shaderDenormPreserveFloat32, ...), naming it.
+// (shaderDenormPreserveFloat32, ...), naming it. With software f32 denormals
+// (SoftF32Denormals.cpp) no f32 float instruction is left, so DenormPreserve 32 is not declared.
 #include "SPIRVTarget.h"
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
@@ -19,7 +20,7 @@ using namespace mlir;
 
 namespace tessera::backend {
 
-void applyPortableFloatControls(spirv::ModuleOp module, bool noContraction) {
+void applyPortableFloatControls(spirv::ModuleOp module, bool noContraction, bool softF32Denormals) {
   MLIRContext *ctx = module.getContext();
   std::set<unsigned> widths;
   module.walk([&](Operation *op) {
@@ -36,22 +37,30 @@ void applyPortableFloatControls(spirv::ModuleOp module, bool noContraction) {
   if (widths.empty())
     return;
   OpBuilder b(ctx);
+  bool denormPreserve = false;
   SmallVector<spirv::EntryPointOp> entries(module.getOps<spirv::EntryPointOp>());
   for (spirv::EntryPointOp entry : entries) {
     auto fn = module.lookupSymbol<spirv::FuncOp>(entry.getFn());
     if (!fn)
       continue;
     b.setInsertionPointAfter(entry);
-    for (unsigned w : widths)
-      for (spirv::ExecutionMode mode : {spirv::ExecutionMode::DenormPreserve, spirv::ExecutionMode::SignedZeroInfNanPreserve})
-        spirv::ExecutionModeOp::create(b, entry.getLoc(), fn, mode, ArrayRef<int32_t>{int32_t(w)});
+    for (unsigned w : widths) {
+      if (!(softF32Denormals && w == 32)) {
+        spirv::ExecutionModeOp::create(b, entry.getLoc(), fn, spirv::ExecutionMode::DenormPreserve,
+                                       ArrayRef<int32_t>{int32_t(w)});
+        denormPreserve = true;
+      }
+      spirv::ExecutionModeOp::create(b, entry.getLoc(), fn, spirv::ExecutionMode::SignedZeroInfNanPreserve,
+                                     ArrayRef<int32_t>{int32_t(w)});
+    }
   }
   auto vce = module.getVceTriple();
   if (!vce)
     return;
   SmallVector<spirv::Capability> caps(vce->getCapabilities());
+  // A bare DenormPreserve capability would be checked as 32-bit by the runtime: only with a mode.
   for (spirv::Capability c : {spirv::Capability::DenormPreserve, spirv::Capability::SignedZeroInfNanPreserve})
-    if (!llvm::is_contained(caps, c))
+    if (!llvm::is_contained(caps, c) && (denormPreserve || c != spirv::Capability::DenormPreserve))
       caps.push_back(c);
   SmallVector<spirv::Extension> exts(vce->getExtensions());
   if (!llvm::is_contained(exts, spirv::Extension::SPV_KHR_float_controls))

@@ -10,6 +10,9 @@
 
 namespace mlir {
 class DialectRegistry;
+namespace gpu {
+class GPUModuleOp;
+}
 namespace spirv {
 class TargetEnvAttr;
 }
@@ -23,9 +26,14 @@ void registerSPIRVLoweringDialects(mlir::DialectRegistry &registry);
 void registerSPIRVBackend(mlir::DialectRegistry &registry);
 
 /// Converts the gpu.module of `module` (after convert-tile-to-gpu) into a spirv.module,
-/// in place; `portable` adds NoContraction and the float controls (PortableFloatControls.cpp).
-/// Diagnostics go to the context's handler.
-mlir::LogicalResult lowerGPUToSPIRV(mlir::ModuleOp module, bool portable = false, bool noContraction = true);
+/// in place; `portable` adds NoContraction and the float controls (PortableFloatControls.cpp);
+/// `softF32Denormals` (portable only) keeps f32 denormals in software for drivers that flush
+/// them (SoftF32Denormals.cpp). Diagnostics go to the context's handler.
+mlir::LogicalResult lowerGPUToSPIRV(mlir::ModuleOp module, bool portable = false, bool noContraction = true,
+                                    bool softF32Denormals = false);
+/// Rewrites every f32 float operation of `module` into integer operations and f64 arithmetic,
+/// so that no f32 float instruction remains for a driver to flush (SoftF32Denormals.cpp).
+mlir::LogicalResult emulateF32Denormals(mlir::gpu::GPUModuleOp module);
 /// Fails when a buffer's element width in the SPIR-V differs from the declared dtype (the
 /// upstream conversion may widen 8/16-bit buffers when capabilities are missing).
 mlir::LogicalResult checkBufferABI(mlir::ModuleOp module, const std::vector<ArgSpec> &signature, std::string &error);

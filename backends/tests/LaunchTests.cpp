@@ -1,6 +1,7 @@
 // Compiled kernels give bit-exact results on every device × backend present (lavapipe on the build machine).
 #include "TestSupport.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -182,6 +183,53 @@ TEST_CASE("launch.small_tile") {
     Buffer bx = deviceBuffer(*d.device, x), by = deviceBuffer(*d.device, y);
     Buffer out = poisonedBuffer(*d.device, DType::F32, n);
     Status s = k.launch({programsFor(n, kSmallBlock), 1, 1}, {bx, by, out, int32_t(n)});
+    REQUIRE_MESSAGE(s.ok(), s.toString());
+    checkExact(downloaded<float>(out), expected, seed);
+  }
+}
+
+// Portable kernels compiled both ways (native and software f32 denormals) in one package: the
+// device picks the artifact its Device::target() names (lavapipe keeps denormals: native), and
+// the software artifact alone computes the same IEEE products, denormal results included.
+TEST_CASE("launch.soft_denormals") {
+  for (DeviceUnderTest &d : everyDevice()) {
+    if (d.device->backend() != Backend::Vulkan)
+      continue;
+    uint32_t seed = freshSeed();
+    CAPTURE(d.label);
+    CAPTURE(seed);
+    static constexpr int kBlock = 256;
+    auto mul = [](tl::Ptr<float> x, tl::Ptr<float> y, tl::Ptr<float> out, tl::Scalar<int32_t> n) {
+      tl::Tile offs = tl::program_id(0) * kBlock + tl::arange(0, kBlock);
+      tl::Tile mask = offs < n;
+      tl::store(out + offs, tl::load(x + offs, mask) * tl::load(y + offs, mask), mask);
+    };
+    TracedKernel k = require(trace("mul", mul, {.numWarps = 2, .numerics = Numerics::Portable}), "trace");
+    uint32_t subgroup = d.device->backendInfo().subgroupSize;
+    std::vector<TargetDesc> both{spirvTarget(subgroup), spirvTarget(subgroup, true)};
+    Package pkg = require(compile(std::span(&k, 1), both), "compile both ways");
+    Kernel chosen = require(require(d.device->load(pkg), "load").kernel("mul"), "kernel");
+    CHECK(chosen.artifact().target.chip == d.device->target().chip);
+
+    // Products of normals that land in the denormal range, and denormals times small factors.
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> exponent(-80.f, -60.f), factor(-2.f, 2.f);
+    size_t n = randomLength(rng);
+    std::vector<float> x(n), y(n), expected(n);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = std::ldexp(factor(rng), int(exponent(rng)));
+      y[i] = i % 3 ? std::ldexp(factor(rng), int(exponent(rng))) : factor(rng) * 0x1p-140f;
+      expected[i] = x[i] * y[i];
+    }
+    size_t denormals = std::count_if(expected.begin(), expected.end(),
+                                     [](float v) { return v != 0 && std::fabs(v) < 0x1p-126f; });
+    REQUIRE(denormals > n / 4);
+    Package soft = pkg;
+    std::erase_if(soft.kernels[0].artifacts, [](const Artifact &a) { return !hasSoftDenormals(a.target.chip); });
+    Kernel k2 = require(require(d.device->load(soft), "load soft").kernel("mul"), "kernel");
+    Buffer bx = deviceBuffer(*d.device, x), by = deviceBuffer(*d.device, y);
+    Buffer out = poisonedBuffer(*d.device, DType::F32, n);
+    Status s = k2.launch({programsFor(n, kBlock), 1, 1}, {bx, by, out, int32_t(n)});
     REQUIRE_MESSAGE(s.ok(), s.toString());
     checkExact(downloaded<float>(out), expected, seed);
   }

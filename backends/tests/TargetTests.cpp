@@ -82,6 +82,14 @@ TEST_CASE("target.spirv_subgroup_sizes") {
   }
 }
 
+TEST_CASE("target.spirv_soft_denormals") {
+  Result<TargetDesc> r = validateTarget(spirvTarget(8, true));
+  REQUIRE(r.ok());
+  CHECK(r->chip == "vulkan1.1+soft-denormals");
+  CHECK(hasSoftDenormals(r->chip));
+  CHECK_FALSE(hasSoftDenormals(spirvTarget(8).chip));
+}
+
 TEST_CASE("target.spirv_unknown_environment") {
   TargetDesc t = spirvTarget(32);
   t.chip = "opencl2.0";

@@ -14,6 +14,7 @@
 #include "tessera/tessera.hpp"
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -45,7 +46,18 @@ struct Target {
   std::shared_ptr<Device> device;
   uint32_t deviceIndex = 0;
   Backend backend = Backend::Vulkan;
+  std::string backendLabel; // "cuda", "vulkan", "vulkan (soft denormals)"
+  // Portable kernels compiled with software f32 denormals on a device that keeps them natively:
+  // the emulation checked bit for bit where it is not needed (lavapipe in CI). Portable only.
+  bool softDenormals = false;
 };
+
+/// The package restricted to the SPIR-V artifacts with software f32 denormals.
+Package onlySoftDenormals(Package pkg) {
+  for (KernelEntry &k : pkg.kernels)
+    std::erase_if(k.artifacts, [](const Artifact &a) { return a.target.kind != TargetKind::SPIRV || !hasSoftDenormals(a.target.chip); });
+  return pkg;
+}
 
 std::string show(double v) {
   char buf[48];
@@ -191,7 +203,11 @@ int run(const Options &opt, int argc, char **argv) {
                      dev.status().toString().c_str());
         continue;
       }
-      targets.push_back({d.name + " / " + toString(b.backend), *dev, d.index, b.backend});
+      targets.push_back({d.name + " / " + toString(b.backend), *dev, d.index, b.backend, toString(b.backend)});
+      if (b.backend == Backend::Vulkan && !hasSoftDenormals((*dev)->target().chip)) {
+        const std::string soft = std::string(toString(b.backend)) + " (soft denormals)";
+        targets.push_back({d.name + " / " + soft, *dev, d.index, b.backend, soft, true});
+      }
     }
   const std::string interpreterTarget = "interpreter";
   report.targets.push_back(interpreterTarget);
@@ -214,7 +230,9 @@ int run(const Options &opt, int argc, char **argv) {
   for (const Job &j : jobs)
     for (int32_t n : j.kase->sizes)
       if (!(opt.quick && n > 4096))
-        total += 1 + targets.size();
+        total += 1 + std::count_if(targets.begin(), targets.end(), [&](const Target &t) {
+                   return !t.softDenormals || j.mode == Numerics::Portable;
+                 });
   conformance::Progress progress(total);
   std::mt19937 rng(opt.seed);
 
@@ -231,7 +249,9 @@ int run(const Options &opt, int argc, char **argv) {
     if (!opt.writeGoldens.empty() && kernel) {
 #ifndef TESSERA_SUITE_AOT
       // What the GPU test machine (CUDA sm_90, NVIDIA Vulkan: subgroup 32) and lavapipe (8) run.
-      std::vector<TargetDesc> golden{nvptxTarget("sm_90"), spirvTarget(8), spirvTarget(32)};
+      // Both denormal handlings for SPIR-V: the runtime picks per device.
+      std::vector<TargetDesc> golden{nvptxTarget("sm_90"), spirvTarget(8), spirvTarget(32), spirvTarget(8, true),
+                                     spirvTarget(32, true)};
       Result<Package> all = compile(std::span(&*kernel, 1), golden);
       Status s = all ? writePackageFile(opt.writeGoldens + "/" + stem + ".tspkg", *all) : all.status();
       if (!s)
@@ -297,18 +317,27 @@ int run(const Options &opt, int argc, char **argv) {
         ir.detail = "over budget: " + describe(*ref, ref->golden, *irOver, false);
       finish(ir, t0);
 
-      std::map<uint32_t, std::vector<std::pair<Backend, HostBuffer>>> portableOutputs; // device -> backend outputs
+      std::map<uint32_t, std::vector<std::pair<std::string, HostBuffer>>> portableOutputs; // device -> outputs
       for (const Target &t : targets) {
+        if (t.softDenormals && job.mode != Numerics::Portable)
+          continue;
         t0 = std::chrono::steady_clock::now();
         conformance::Result r = result(t.label);
         r.budgetUlp = bound.ulps;
         auto pkg = packages.find(t.label);
         if (pkg == packages.end()) {
+          Result<Package> p = Status(StatusCode::Internal, "no package");
 #ifdef TESSERA_SUITE_AOT
-          pkg = packages.emplace(t.label, *recorded).first;
+          p = *recorded;
 #else
-          pkg = packages.emplace(t.label, recorded ? *recorded : compile(*kernel, t.device->target())).first;
+          TargetDesc target = t.device->target();
+          if (t.softDenormals)
+            target.chip += kSoftDenormalsSuffix;
+          p = recorded ? *recorded : compile(*kernel, target);
 #endif
+          if (p && t.softDenormals)
+            p = onlySoftDenormals(*p);
+          pkg = packages.emplace(t.label, std::move(p)).first;
         }
         Result<HostBuffer> out = pkg->second ? runOnTarget(*t.device, *pkg->second, c.name, *ref)
                                              : Result<HostBuffer>(pkg->second.status());
@@ -337,7 +366,7 @@ int run(const Options &opt, int argc, char **argv) {
                 break;
               }
             if (r.verdict != Verdict::Fail)
-              portableOutputs[t.deviceIndex].push_back({t.backend, *out});
+              portableOutputs[t.deviceIndex].push_back({t.backendLabel, *out});
           } else if (over) {
             r.verdict = Verdict::Fail;
             r.detail = "over budget: " + describe(*ref, *out, *over, false);
@@ -347,18 +376,19 @@ int run(const Options &opt, int argc, char **argv) {
         }
         finish(r, t0);
       }
-      // One GPU through two backends: portable outputs identical.
+      // One GPU through two backends (or two denormal handlings): portable outputs identical.
       for (auto &[device, outs] : portableOutputs)
-        if (outs.size() == 2) {
-          conformance::Result r = result(conformance::crossBackendTarget(
-              (*rt)->devices()[device].name, toString(outs[0].first), toString(outs[1].first)));
-          r.verdict = outs[0].second.bytes == outs[1].second.bytes ? Verdict::Pass : Verdict::Fail;
-          if (r.verdict == Verdict::Fail)
-            for (int32_t i = 0; i < n; ++i)
-              if (!sameElement(outs[0].second, outs[1].second, i)) {
-                r.detail = "backends differ at " + describe(*ref, outs[1].second, i, true);
-                break;
-              }
+        for (size_t k = 1; k < outs.size(); ++k) {
+          conformance::Result r =
+              result(conformance::crossBackendTarget((*rt)->devices()[device].name, outs[0].first, outs[k].first));
+          // The same bits, except that a NaN matches any NaN (payloads are the vendor's: the contract).
+          r.verdict = Verdict::Pass;
+          for (int32_t i = 0; i < n; ++i)
+            if (!sameElement(outs[0].second, outs[k].second, i)) {
+              r.verdict = Verdict::Fail;
+              r.detail = "backends differ at " + describe(*ref, outs[k].second, i, true);
+              break;
+            }
           report.results.push_back(r);
         }
     }

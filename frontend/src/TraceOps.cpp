@@ -9,6 +9,29 @@ using tessera::tl::BinaryOp;
 namespace tessera::tracer {
 namespace {
 
+/// fmod's result: |r| < |y| with the sign of x, a zero too. SPIR-V's OpFRem leaves a zero's sign
+/// open, and NVIDIA's Vulkan driver computes it through a rounded quotient, so it may be off by
+/// one multiple of y (fmod(-908, -14.1875) gave -14.1875 instead of -0). The true remainder is
+/// representable, so stepping back by |y| is exact:
+///   t = |r|;  t = r and x differ in sign (r != 0) ? |y| - t : t;  t = t >= |y| ? t - |y| : t
+///   result = copysign(t, x)
+mlir::Value fmodFixup(mlir::OpBuilder &b, mlir::Location l, mlir::Value r, mlir::Value x, mlir::Value y) {
+  using namespace mlir;
+  Value ay = math::AbsFOp::create(b, l, y);
+  Value t = math::AbsFOp::create(b, l, r);
+  Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(r.getType()));
+  Value rNeg = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, r, zero);
+  Value rPos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, r, zero);
+  Value one = arith::ConstantOp::create(b, l, b.getOneAttr(r.getType()));
+  Value xNeg = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::CopySignOp::create(b, l, one, x), zero);
+  Value opposite = arith::SelectOp::create(b, l, xNeg, rPos, rNeg);
+  t = arith::SelectOp::create(b, l, opposite, arith::SubFOp::create(b, l, ay, t), t);
+  Value over = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, t, ay);
+  t = arith::SelectOp::create(b, l, over, arith::SubFOp::create(b, l, t, ay), t);
+  return math::CopySignOp::create(b, l, t, x);
+}
+
+
 const char *binaryName(BinaryOp op) {
   switch (op) {
   case BinaryOp::Add: return "+";
@@ -90,9 +113,8 @@ TVal emitBinary(TraceState &st, BinaryOp op, TVal a, TVal b, SourceLoc sl) {
     bool div = op == BinaryOp::Div;
     if (flt) {
       r = div ? Value(arith::DivFOp::create(bld, l, x, y)) : Value(arith::RemFOp::create(bld, l, x, y));
-      // fmod's result has the sign of x, a zero too; SPIR-V's OpFRem leaves a zero's sign open.
       if (!div)
-        r = math::CopySignOp::create(bld, l, r, x);
+        r = fmodFixup(bld, l, r, x, y);
       break;
     }
     // Defined for every input (LLVM and SPIR-V leave these undefined, and LLVM may then assume

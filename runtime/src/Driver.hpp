@@ -50,12 +50,18 @@ public:
 class DriverDevice {
 public:
   virtual ~DriverDevice() = default;
-  virtual TargetDesc target() const = 0;
+  virtual TargetDesc target() = 0;
   /// The artifact of `kernel` this device runs best, or an Unsupported status saying why none fits.
-  virtual Result<const Artifact *> selectArtifact(const KernelEntry &kernel) const = 0;
+  virtual Result<const Artifact *> selectArtifact(const KernelEntry &kernel) = 0;
   virtual Result<std::unique_ptr<DriverBuffer>> allocate(size_t bytes) = 0;
   virtual Result<std::unique_ptr<DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) = 0;
   virtual Status synchronize() = 0;
+  /// Device-side timing (Device::beginTiming / endTiming): while on, every launch and copy is
+  /// timed on the device; endTiming returns the seconds of each, in order, and turns it off.
+  virtual Status beginTiming() = 0;
+  virtual Result<std::vector<double>> endTiming() = 0;
+  /// dst <- src, the first `bytes` of each (buffers of this device), ordered like launches.
+  virtual Status copy(DriverBuffer &dst, DriverBuffer &src, size_t bytes) = 0;
   /// Where denormal preservation comes from (Device::denormalSupport). The default suits CUDA:
   /// PTX without .ftz keeps denormals at every width, so "promised".
   virtual std::string denormalSupport() { return "promised"; }

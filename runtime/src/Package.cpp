@@ -165,6 +165,11 @@ uint64_t readLittle(std::span<const uint8_t> b, size_t at, int n) {
 
 } // namespace
 
+bool hasSoftDenormals(const std::string &chip) {
+  std::string_view suffix = kSoftDenormalsSuffix;
+  return chip.size() >= suffix.size() && chip.compare(chip.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 const Artifact *KernelEntry::find(TargetKind kind, uint32_t subgroupSize) const {
   // An exact subgroup match wins; an artifact recorded with subgroupSize 0 runs at any size.
   const Artifact *any = nullptr;

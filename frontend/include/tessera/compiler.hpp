@@ -30,8 +30,10 @@ const char *toString(Stage s);
 /// PTX for `chip` ("sm_90" by default) in PTX ISA `ptxVersion` (e.g. 80 for 8.0; 0 picks the
 /// oldest ISA the chip supports).
 TargetDesc nvptxTarget(std::string chip = "sm_90", uint32_t ptxVersion = 0);
-/// SPIR-V 1.3 for Vulkan 1.1+, specialized for devices of this subgroup size.
-TargetDesc spirvTarget(uint32_t subgroupSize);
+/// SPIR-V 1.3 for Vulkan 1.1+, specialized for devices of this subgroup size. With
+/// `softDenormals` (chip "vulkan1.1+soft-denormals") portable kernels keep f32 denormals in
+/// software, for drivers that flush them (NVIDIA's); `Device::target()` asks for it there.
+TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals = false);
 
 /// Checks a target before LLVM sees it (LLVM aborts the process on an unsupported PTX version
 /// or chip); the error says which chips or versions would work. Also resolves ptxVersion 0.

@@ -156,14 +156,17 @@ Result<std::unique_ptr<detail::DriverDevice>> CudaDriver::open(const std::shared
   return std::unique_ptr<detail::DriverDevice>(std::make_unique<CudaDevice>(self, api_, *info, dev, ctx));
 }
 
-CudaDevice::~CudaDevice() { api_.cuDevicePrimaryCtxRelease(device_); }
+CudaDevice::~CudaDevice() {
+  destroyEvents();
+  api_.cuDevicePrimaryCtxRelease(device_);
+}
 
 Status CudaDevice::makeCurrent() const {
   TESSERA_CU_TRY(api_, cuCtxSetCurrent(context_));
   return Status::success();
 }
 
-TargetDesc CudaDevice::target() const {
+TargetDesc CudaDevice::target() {
   TargetDesc t;
   t.kind = TargetKind::PTX;
   t.chip = "sm_" + std::to_string(info_.info.computeCapability);
@@ -172,7 +175,7 @@ TargetDesc CudaDevice::target() const {
   return t;
 }
 
-Result<const Artifact *> CudaDevice::selectArtifact(const KernelEntry &kernel) const {
+Result<const Artifact *> CudaDevice::selectArtifact(const KernelEntry &kernel) {
   // The newest chip the device can run: sm_80 code runs on sm_90, sm_90a only on sm_90.
   const uint32_t deviceCc = info_.info.computeCapability;
   const Artifact *best = nullptr;
@@ -200,6 +203,73 @@ Status CudaDevice::synchronize() {
   if (Status s = makeCurrent(); !s) return s;
   TESSERA_CU_TRY_CTX(api_, cuCtxSynchronize(), "waiting for " + info_.name + " (an earlier launch may have failed)");
   return Status::success();
+}
+
+// ---- device-side timing: a pair of CUDA events around each launch and copy ----
+
+void CudaDevice::destroyEvents() {
+  for (auto [before, after] : timed_) {
+    if (before) api_.cuEventDestroy(before);
+    if (after) api_.cuEventDestroy(after);
+  }
+  timed_.clear();
+}
+
+Status CudaDevice::beginTiming() {
+  if (timing_) return Status(StatusCode::InvalidArgument, "beginTiming: timing is already on for " + info_.name + " via cuda");
+  destroyEvents();
+  timing_ = true;
+  return Status::success();
+}
+
+Status CudaDevice::timedBefore() {
+  if (!timing_) return Status::success();
+  CUevent e = nullptr;
+  TESSERA_CU_TRY_CTX(api_, cuEventCreate(&e, 0), "creating a timing event");
+  timed_.push_back({e, nullptr});
+  TESSERA_CU_TRY_CTX(api_, cuEventRecord(e, nullptr), "recording a timing event");
+  return Status::success();
+}
+
+Status CudaDevice::timedAfter() {
+  if (!timing_ || timed_.empty() || timed_.back().second) return Status::success();
+  CUevent e = nullptr;
+  TESSERA_CU_TRY_CTX(api_, cuEventCreate(&e, 0), "creating a timing event");
+  timed_.back().second = e;
+  TESSERA_CU_TRY_CTX(api_, cuEventRecord(e, nullptr), "recording a timing event");
+  return Status::success();
+}
+
+Result<std::vector<double>> CudaDevice::endTiming() {
+  if (!timing_) return Status(StatusCode::InvalidArgument, "endTiming: timing is not on for " + info_.name + " via cuda");
+  timing_ = false;
+  if (Status s = makeCurrent(); !s) return s;
+  std::vector<double> seconds;
+  Status status;
+  for (auto [before, after] : timed_) {
+    if (!after) continue; // the launch itself failed (its error was returned then)
+    float ms = 0;
+    CUresult r = api_.cuEventSynchronize(after);
+    if (r == CUDA_SUCCESS) r = api_.cuEventElapsedTime(&ms, before, after);
+    if (r != CUDA_SUCCESS) {
+      status = api_.error(r, "cuEventElapsedTime", "reading the device time of a launch on " + info_.name);
+      break;
+    }
+    seconds.push_back(double(ms) * 1e-3);
+  }
+  destroyEvents();
+  if (!status) return status;
+  return seconds;
+}
+
+Status CudaDevice::copy(detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) {
+  if (Status s = makeCurrent(); !s) return s;
+  if (Status s = timedBefore(); !s) return s;
+  TESSERA_CU_TRY_CTX(api_,
+                     cuMemcpyDtoDAsync(static_cast<CudaBuffer &>(dst).address(), static_cast<CudaBuffer &>(src).address(),
+                                       bytes, nullptr),
+                     "copying " + std::to_string(bytes) + " bytes on " + info_.name);
+  return timedAfter();
 }
 
 } // namespace tessera::cuda

@@ -25,11 +25,19 @@ public:
       : driver_(std::move(driver)), api_(api), info_(info), device_(device), context_(context) {}
   ~CudaDevice() override;
 
-  TargetDesc target() const override;
-  Result<const Artifact *> selectArtifact(const KernelEntry &kernel) const override;
+  TargetDesc target() override;
+  Result<const Artifact *> selectArtifact(const KernelEntry &kernel) override;
   Result<std::unique_ptr<detail::DriverBuffer>> allocate(size_t bytes) override;
   Result<std::unique_ptr<detail::DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) override;
   Status synchronize() override;
+  Status beginTiming() override;
+  Result<std::vector<double>> endTiming() override;
+  Status copy(detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) override;
+
+  /// With timing on: records an event before a launch or copy on the null stream (and the
+  /// matching one after it with `timedAfter`); without, does nothing.
+  Status timedBefore();
+  Status timedAfter();
 
   /// Makes this device's context current on the calling thread; every entry point starts with it.
   Status makeCurrent() const;
@@ -42,6 +50,9 @@ private:
   detail::PhysicalDevice info_;
   CUdevice device_;
   CUcontext context_;
+  bool timing_ = false;
+  std::vector<std::pair<CUevent, CUevent>> timed_; // (before, after) per timed launch or copy
+  void destroyEvents();
 };
 
 class CudaBuffer final : public detail::DriverBuffer {

@@ -62,6 +62,20 @@ Status VulkanDevice::init() {
   TESSERA_VK_TRY(vk_.vkAllocateCommandBuffers(device_, &alloc, &commands_));
   VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   TESSERA_VK_TRY(vk_.vkCreateFence(device_, &fence, nullptr, &fence_));
+
+  // Timestamp queries for device-side timing, where the queue family has them.
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> family(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &families, family.data());
+  if (physical_.queueFamily < families && limits_.timestampPeriod > 0)
+    timestampBits_ = family[physical_.queueFamily].timestampValidBits;
+  if (timestampBits_) {
+    VkQueryPoolCreateInfo query{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    query.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    query.queryCount = 2;
+    TESSERA_VK_TRY_CTX(vk_.vkCreateQueryPool(device_, &query, nullptr, &timestamps_), "creating a timestamp query pool");
+  }
   return Status::success();
 }
 
@@ -72,17 +86,24 @@ VulkanDevice::~VulkanDevice() {
   if (staging_) vk_.vkDestroyBuffer(device_, staging_, nullptr);
   if (stagingMemory_) vk_.vkFreeMemory(device_, stagingMemory_, nullptr);
   if (fence_) vk_.vkDestroyFence(device_, fence_, nullptr);
+  if (timestamps_) vk_.vkDestroyQueryPool(device_, timestamps_, nullptr);
   if (commandPool_) vk_.vkDestroyCommandPool(device_, commandPool_, nullptr);
   vk_.vkDestroyDevice(device_, nullptr);
 }
 
-Status VulkanDevice::submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what) {
+Status VulkanDevice::submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what,
+                                   bool timed) {
+  timed = timed && timing_;
   TESSERA_VK_TRY_CTX(vk_.vkResetCommandBuffer(commands_, 0), what);
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   TESSERA_VK_TRY_CTX(vk_.vkBeginCommandBuffer(commands_, &begin), what);
+  if (timed) vk_.vkCmdResetQueryPool(commands_, timestamps_, 0, 2);
   fullBarrier(vk_, commands_);
+  // ALL_COMMANDS: each timestamp is written once every earlier command has finished.
+  if (timed) vk_.vkCmdWriteTimestamp(commands_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, timestamps_, 0);
   record(commands_);
+  if (timed) vk_.vkCmdWriteTimestamp(commands_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, timestamps_, 1);
   fullBarrier(vk_, commands_);
   TESSERA_VK_TRY_CTX(vk_.vkEndCommandBuffer(commands_), what);
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
@@ -92,7 +113,40 @@ Status VulkanDevice::submitAndWait(const std::function<void(VkCommandBuffer)> &r
   VkResult waited = vk_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX);
   vk_.vkResetFences(device_, 1, &fence_);
   if (waited != VK_SUCCESS) return vkStatus(waited, "vkWaitForFences()", what + " on " + name());
+  if (timed) {
+    uint64_t ticks[2] = {};
+    TESSERA_VK_TRY_CTX(vk_.vkGetQueryPoolResults(device_, timestamps_, 0, 2, sizeof ticks, ticks, sizeof(uint64_t),
+                                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                       "reading the timestamps of " + what);
+    // Only timestampBits_ bits count: the difference modulo 2^bits survives a wrap.
+    uint64_t mask = timestampBits_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << timestampBits_) - 1;
+    timed_.push_back(double((ticks[1] - ticks[0]) & mask) * double(limits_.timestampPeriod) * 1e-9);
+  }
   return Status::success();
+}
+
+Status VulkanDevice::beginTiming() {
+  if (timing_) return Status(StatusCode::InvalidArgument, "beginTiming: timing is already on for " + name() + " via vulkan");
+  if (!timestamps_)
+    return Status(StatusCode::Unsupported, "beginTiming: " + name() +
+                                               " via vulkan has no timestamp queries on its compute queue "
+                                               "(timestampValidBits is 0), so launches cannot be timed on the device");
+  timed_.clear();
+  timing_ = true;
+  return Status::success();
+}
+
+Result<std::vector<double>> VulkanDevice::endTiming() {
+  if (!timing_) return Status(StatusCode::InvalidArgument, "endTiming: timing is not on for " + name() + " via vulkan");
+  timing_ = false;
+  return std::move(timed_);
+}
+
+Status VulkanDevice::copy(detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) {
+  VkBufferCopy region{0, 0, bytes};
+  VkBuffer from = static_cast<VulkanBuffer &>(src).handle(), to = static_cast<VulkanBuffer &>(dst).handle();
+  return submitAndWait([&](VkCommandBuffer cmd) { vk_.vkCmdCopyBuffer(cmd, from, to, 1, &region); },
+                       "copying " + std::to_string(bytes) + " bytes", true);
 }
 
 std::optional<uint32_t> VulkanDevice::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags want,
@@ -141,27 +195,42 @@ Status VulkanDevice::ensureStaging(size_t bytes) {
   return Status::success();
 }
 
-TargetDesc VulkanDevice::target() const {
+TargetDesc VulkanDevice::target() {
   TargetDesc t;
   t.kind = TargetKind::SPIRV;
   t.chip = "vulkan1.1"; // the SPIR-V environment every device here accepts (SPIR-V 1.3)
+  if (!keepsF32Denormals()) t.chip += kSoftDenormalsSuffix;
   t.ptxVersion = 0;
   t.subgroupSize = physical_.info.info.subgroupSize;
   return t;
 }
 
-Result<const Artifact *> VulkanDevice::selectArtifact(const KernelEntry &kernel) const {
-  // Exact subgroup size first; code recorded with subgroup size 0 runs at any size.
+Result<const Artifact *> VulkanDevice::selectArtifact(const KernelEntry &kernel) {
+  // Exact subgroup size first; code recorded with subgroup size 0 runs at any size. Among those,
+  // the denormal handling the device needs first: a kernel compiled both ways runs its portable
+  // code natively where f32 denormals are kept and in software where they are flushed (either
+  // one computes the same bits where it runs; the other is slower, or refused at load).
   const uint32_t subgroup = physical_.info.info.subgroupSize;
-  const Artifact *any = nullptr;
+  std::vector<const Artifact *> exact, any;
   for (const Artifact &a : kernel.artifacts) {
     if (a.target.kind != TargetKind::SPIRV) continue;
     uint32_t needs = 0;
     if (!a.target.chip.empty() && parseVulkanChip(a.target.chip, needs) && needs > physical_.apiVersion) continue;
-    if (a.target.subgroupSize == subgroup) return &a;
-    if (a.target.subgroupSize == 0 && !any) any = &a;
+    if (a.target.subgroupSize == subgroup) exact.push_back(&a);
+    else if (a.target.subgroupSize == 0) any.push_back(&a);
   }
-  if (any) return any;
+  auto pick = [&](const std::vector<const Artifact *> &candidates) -> const Artifact * {
+    auto soft = [](const Artifact *a) { return hasSoftDenormals(a->target.chip); };
+    if (candidates.empty()) return nullptr;
+    if (std::all_of(candidates.begin(), candidates.end(), soft) || std::none_of(candidates.begin(), candidates.end(), soft))
+      return candidates.front();
+    const bool wantSoft = !keepsF32Denormals(); // runs the denormal probe once, only for this choice
+    for (const Artifact *a : candidates)
+      if (soft(a) == wantSoft) return a;
+    return candidates.front();
+  };
+  if (const Artifact *a = pick(exact)) return a;
+  if (const Artifact *a = pick(any)) return a;
   return detail::noArtifactStatus(kernel, name() + " via vulkan",
                                   "spirv for vulkan" + std::to_string(VK_API_VERSION_MAJOR(physical_.apiVersion)) + "." +
                                       std::to_string(VK_API_VERSION_MINOR(physical_.apiVersion)) +

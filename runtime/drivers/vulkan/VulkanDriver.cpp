@@ -151,7 +151,8 @@ std::string formatVulkanVersion(uint32_t v) {
 bool parseVulkanChip(const std::string &chip, uint32_t &version) {
   unsigned major = 0, minor = 0;
   char tail = 0;
-  if (std::sscanf(chip.c_str(), "vulkan%u.%u%c", &major, &minor, &tail) != 2) return false;
+  std::string environment = hasSoftDenormals(chip) ? chip.substr(0, chip.size() - std::strlen(kSoftDenormalsSuffix)) : chip;
+  if (std::sscanf(environment.c_str(), "vulkan%u.%u%c", &major, &minor, &tail) != 2) return false;
   version = VK_MAKE_API_VERSION(0, major, minor, 0);
   return true;
 }

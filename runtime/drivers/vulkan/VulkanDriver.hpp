@@ -50,12 +50,19 @@ public:
   Status init();
   const ShaderFeatures &features() const { return physical_.features; }
 
-  TargetDesc target() const override;
-  Result<const Artifact *> selectArtifact(const KernelEntry &kernel) const override;
+  /// SPIR-V for this subgroup size; "vulkan1.1+soft-denormals" where f32 denormals are neither
+  /// promised nor measured kept (runs the denormal probe once).
+  TargetDesc target() override;
+  /// Prefers the artifact whose denormal handling fits the device (native where f32 denormals
+  /// are kept, software where they are flushed), then any that runs.
+  Result<const Artifact *> selectArtifact(const KernelEntry &kernel) override;
   Result<std::unique_ptr<detail::DriverBuffer>> allocate(size_t bytes) override;
   Result<std::unique_ptr<detail::DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) override;
   Status synchronize() override;
   std::string denormalSupport() override;
+  Status beginTiming() override;
+  Result<std::vector<double>> endTiming() override;
+  Status copy(detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) override;
 
   /// The denormal probe's result (VulkanDenormProbe.cpp): run once, the first time a module needs
   /// a DenormPreserve width the driver does not promise (or a report asks), then cached. Like the
@@ -63,9 +70,13 @@ public:
   const DenormMeasurement &denormMeasurement();
   /// Per width ([0] = 16, [1] = 32, [2] = 64): whether the probe found denormals kept.
   std::array<bool, 3> measuredDenormPreserve() { return denormMeasurement().preserved; }
+  /// Whether f32 denormals survive this device's float instructions (promised, or measured).
+  bool keepsF32Denormals() { return features().denormPreserve[1] || measuredDenormPreserve()[1]; }
 
   /// Records commands into the device's command buffer, submits them and waits (launches are synchronous).
-  Status submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what);
+  /// `timed` (launches and copies): with timing on, timestamps around the recorded commands give
+  /// their device time.
+  Status submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what, bool timed = false);
   /// A memory type allowed by `typeBits` with all of `want`, preferring ones that also have `prefer`.
   std::optional<uint32_t> findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer) const;
   VkMemoryPropertyFlags memoryFlags(uint32_t type) const { return memory_.memoryTypes[type].propertyFlags; }
@@ -94,6 +105,10 @@ private:
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
   VkCommandBuffer commands_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
+  VkQueryPool timestamps_ = VK_NULL_HANDLE; // two queries: before and after a timed submission
+  uint32_t timestampBits_ = 0;              // the queue family's timestampValidBits (0: no timestamps)
+  bool timing_ = false;
+  std::vector<double> timed_;               // seconds of each timed submission since beginTiming
   VkPhysicalDeviceMemoryProperties memory_{};
   VkPhysicalDeviceLimits limits_{};
   VkBuffer staging_ = VK_NULL_HANDLE;

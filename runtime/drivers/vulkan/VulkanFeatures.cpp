@@ -381,9 +381,14 @@ Result<std::vector<uint32_t>> acceptMeasuredDenormPreserve(const KernelEntry &k,
     std::string bits = kWidthBits[w];
     std::string found = m.unmeasured.empty() ? "a probe found " + bits + "-bit denormals flushed"
                                              : "the denormal probe could not measure it (" + m.unmeasured + ")";
-    return refuse(k, "DenormPreserve (" + bits + "-bit floats)", deviceName,
-                  "VkPhysicalDeviceFloatControlsProperties::shaderDenormPreserveFloat" + bits + " is false, and " +
-                      found);
+    Status refused = refuse(k, "DenormPreserve (" + bits + "-bit floats)", deviceName,
+                            "VkPhysicalDeviceFloatControlsProperties::shaderDenormPreserveFloat" + bits + " is false, and " +
+                                found);
+    if (w != 1) return refused;
+    return Status(refused.code(), refused.message() + "; a portable kernel compiled for the device's own target (chip "
+                                                      "vulkan1.1" + std::string(kSoftDenormalsSuffix) +
+                                      ", which Device::target() gives here; tessera compile --denormals=software) "
+                                      "keeps f32 denormals in software and runs");
   }
   return stripMeasuredDenormPreserve(words, unpromised);
 }

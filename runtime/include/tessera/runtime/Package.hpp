@@ -31,11 +31,17 @@ struct ArgSpec {
 };
 
 enum class TargetKind : uint8_t { PTX = 1, SPIRV = 2 };
+
+/// The suffix of a SPIR-V chip whose portable kernels keep f32 denormals in software.
+inline constexpr const char *kSoftDenormalsSuffix = "+soft-denormals";
+/// Whether a SPIR-V chip ends in kSoftDenormalsSuffix.
+bool hasSoftDenormals(const std::string &chip);
 const char *toString(TargetKind t);
 
 /// What a compiled artifact was built for. For PTX `chip` is "sm_90" and `ptxVersion` is
-/// e.g. 80 for PTX ISA 8.0; for SPIR-V `chip` is "vulkan1.1" (the SPIR-V environment) and
-/// the subgroup size is the one the code was specialized for.
+/// e.g. 80 for PTX ISA 8.0; for SPIR-V `chip` is "vulkan1.1" (the SPIR-V environment), or
+/// "vulkan1.1+soft-denormals" for devices that flush f32 denormals (portable kernels then keep
+/// them in software), and the subgroup size is the one the code was specialized for.
 struct TargetDesc {
   TargetKind kind = TargetKind::SPIRV;
   std::string chip;
