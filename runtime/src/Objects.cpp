@@ -61,6 +61,16 @@ Status Buffer::download(void *dst, size_t bytes, size_t offsetBytes) const {
   return impl_->native->download(dst, bytes, offsetBytes);
 }
 
+Status Buffer::copyFrom(const Buffer &src) {
+  if (!impl_ || !src.impl_) return noDevice("copyFrom");
+  if (impl_->device != src.impl_->device)
+    return Status(StatusCode::InvalidArgument, "copyFrom: the buffers live on different devices (or backends); "
+                                               "download and upload to move data between them");
+  if (Status s = checkRange(*impl_, src.bytes(), 0, "copyFrom"); !s) return s;
+  if (src.bytes() == 0) return Status::success();
+  return impl_->device->native->copy(*impl_->native, *src.impl_->native, src.bytes());
+}
+
 // ---- Device ----
 
 const DeviceInfo &Device::info() const { return impl_->info; }
@@ -121,6 +131,16 @@ Result<Module> Device::load(const Package &pkg) {
 Status Device::synchronize() {
   if (!impl_) return noDevice("synchronize");
   return impl_->native->synchronize();
+}
+
+Status Device::beginTiming() {
+  if (!impl_) return noDevice("beginTiming");
+  return impl_->native->beginTiming();
+}
+
+Result<std::vector<double>> Device::endTiming() {
+  if (!impl_) return noDevice("endTiming");
+  return impl_->native->endTiming();
 }
 
 // ---- Module / Kernel ----

@@ -53,6 +53,12 @@ Loaded loadOnce() {
             bind(lib, a.cuMemFree, {"cuMemFree_v2"}, missing) &&
             bind(lib, a.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}, missing) &&
             bind(lib, a.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"}, missing) &&
+            bind(lib, a.cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"}, missing) &&
+            bind(lib, a.cuEventCreate, {"cuEventCreate"}, missing) &&
+            bind(lib, a.cuEventRecord, {"cuEventRecord"}, missing) &&
+            bind(lib, a.cuEventSynchronize, {"cuEventSynchronize"}, missing) &&
+            bind(lib, a.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}, missing) &&
+            bind(lib, a.cuEventDestroy, {"cuEventDestroy_v2"}, missing) &&
             bind(lib, a.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}, missing) &&
             bind(lib, a.cuModuleUnload, {"cuModuleUnload"}, missing) &&
             bind(lib, a.cuModuleGetFunction, {"cuModuleGetFunction"}, missing) &&

@@ -17,6 +17,7 @@ using CUcontext = struct CUctx_st *;
 using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
 struct CUuuid {
   char bytes[16];
 };
@@ -68,6 +69,12 @@ struct CudaApi {
   CUresult (*cuMemFree)(CUdeviceptr ptr);                                 // _v2
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes); // _v2
   CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);       // _v2
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream); // _v2
+  CUresult (*cuEventCreate)(CUevent *event, unsigned int flags);
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream);
+  CUresult (*cuEventSynchronize)(CUevent event);
+  CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end);  // _v2 where the driver has it
+  CUresult (*cuEventDestroy)(CUevent event);                              // _v2
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image, unsigned int numOptions,
                                  CUjit_option *options, void **optionValues);
   CUresult (*cuModuleUnload)(CUmodule module);

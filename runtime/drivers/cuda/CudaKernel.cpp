@@ -84,11 +84,12 @@ Status CudaKernel::launch(Grid grid, std::span<const detail::LaunchArg> args) {
     }
   }
   const auto &b = artifact_.blockSize;
+  if (Status s = device_.timedBefore(); !s) return s;
   TESSERA_CU_TRY_CTX(device_.api(),
                      cuLaunchKernel(fn_, grid.x, grid.y, grid.z, b[0], b[1], b[2], dynamicSharedBytes_, nullptr,
                                     params.empty() ? nullptr : params.data(), nullptr),
                      "launching kernel '" + name_ + "'");
-  return Status::success();
+  return device_.timedAfter();
 }
 
 } // namespace tessera::cuda

@@ -197,7 +197,7 @@ Status VulkanKernel::launch(Grid grid, std::span<const detail::LaunchArg> args) 
           vk.vkCmdPushConstants(cmd, pipelineLayout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(push.size()), push.data());
         vk.vkCmdDispatch(cmd, grid.x, grid.y, grid.z);
       },
-      "launching kernel '" + kernel_.name + "'");
+      "launching kernel '" + kernel_.name + "'", true);
 }
 
 } // namespace tessera::vulkan

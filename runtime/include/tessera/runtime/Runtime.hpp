@@ -92,6 +92,9 @@ public:
   Status download(void *dst, size_t bytes, size_t offsetBytes = 0) const;
   template <class T> Status upload(std::span<const T> host) { return upload(host.data(), host.size_bytes()); }
   template <class T> Status download(std::span<T> host) const { return download(host.data(), host.size_bytes()); }
+  /// Copies all of `src` into the start of this buffer, on the device (both on one device; this
+  /// one at least as large). Ordered like launches, and timed like one while timing is on.
+  Status copyFrom(const Buffer &src);
 
   std::shared_ptr<detail::BufferImpl> impl_;
 };
@@ -206,6 +209,17 @@ public:
   /// Picks each kernel's artifact for this device; fails if a kernel has none.
   Result<Module> load(const Package &pkg);
   Status synchronize();
+
+  /// Device-side timing: between beginTiming() and endTiming(), every launch and copy on this
+  /// device is timed by the device itself (CUDA events recorded around it on its stream; Vulkan
+  /// timestamp queries written before and after it in its command buffer), so host overhead is
+  /// left out. endTiming() waits for the work and returns the seconds of each, in order.
+  ///
+  ///   device->beginTiming();
+  ///   for (int i = 0; i < 100; ++i) kernel.launch(grid, args);
+  ///   std::vector<double> seconds = *device->endTiming();   // 100 entries
+  Status beginTiming();
+  Result<std::vector<double>> endTiming();
 
   std::shared_ptr<detail::DeviceImpl> impl_;
 };
