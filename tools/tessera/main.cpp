@@ -23,6 +23,7 @@ void printHelp(FILE *out) {
              "  devices [--json]   list the devices and backends this machine offers, and why a backend is absent\n"
              "  compile ...        compile kernels into a package (needs libtessera_compiler.so; see 'tessera compile --help')\n"
              "  conformance ...    the numerics suite on the interpreter and every device (docs/numerics.md; --help)\n"
+             "  bench ...          check and time the benchmark kernels on the default device (docs/bench.md; --help)\n"
              "  help               show this text\n"
              "\n"
              "environment:\n"
@@ -227,24 +228,25 @@ int runCompile(int argc, char **argv) {
   return entry(static_cast<int>(args.size() - 1), args.data());
 }
 
-// The suite is its own program (it links the compiler, or reads goldens in its -aot form):
-// run the one beside this executable, preferring the full build.
-int runConformance(int argc, char **argv) {
-  std::optional<std::string> found = executableDir("tessera conformance");
+// The suite and the benchmark harness are programs of their own (they link the compiler, or read
+// packages in their -aot form): run the one beside this executable, preferring the full build.
+int runBeside(const char *command, const char *program, int argc, char **argv) {
+  const std::string what = std::string("tessera ") + command;
+  std::optional<std::string> found = executableDir(what.c_str());
   if (!found) return kExitUsage;
   const std::string &dir = *found;
-  for (const char *name : {"tessera-conformance-suite", "tessera-conformance-suite-aot"}) {
+  const std::string full = program, aot = full + "-aot";
+  for (const std::string &name : {full, aot}) {
     std::string path = dir + "/" + name;
     if (access(path.c_str(), X_OK) != 0) continue;
     std::vector<char *> args{path.data()};
     for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
     args.push_back(nullptr);
     execv(path.c_str(), args.data());
-    std::fprintf(stderr, "tessera conformance: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "%s: cannot run %s: %s\n", what.c_str(), path.c_str(), std::strerror(errno));
     return kExitUsage;
   }
-  std::fprintf(stderr, "tessera conformance: neither tessera-conformance-suite nor tessera-conformance-suite-aot is "
-                       "installed in %s\n", dir.c_str());
+  std::fprintf(stderr, "%s: neither %s nor %s is installed in %s\n", what.c_str(), full.c_str(), aot.c_str(), dir.c_str());
   return kExitUsage;
 }
 
@@ -262,7 +264,8 @@ int main(int argc, char **argv) {
   }
   if (command == "devices") return runDevices(argc - 2, argv + 2);
   if (command == "compile") return runCompile(argc - 2, argv + 2);
-  if (command == "conformance") return runConformance(argc - 2, argv + 2);
+  if (command == "conformance") return runBeside("conformance", "tessera-conformance-suite", argc - 2, argv + 2);
+  if (command == "bench") return runBeside("bench", "tessera-bench", argc - 2, argv + 2);
   std::fprintf(stderr, "tessera: unknown command '%s'\n\n", command.c_str());
   printHelp(stderr);
   return kExitUsage;

@@ -1,0 +1,175 @@
+// tessera-bench: times the benchmark kernels on the default device (TESSERA_DEVICE / TESSERA_BACKEND
+// choose another), after checking each against a CPU reference: device-side median over many
+// launches, input sets rotated through more memory than the last-level cache holds, GB/s and the
+// fraction of the device's measured copy bandwidth. tessera-bench-aot (TESSERA_BENCH_AOT) runs the
+// packages that `tessera-bench --write-packages=DIR` wrote, with the runtime only.
+#include "BenchKernels.hpp"
+#include "BenchRun.hpp"
+#ifndef TESSERA_BENCH_AOT
+#include "BenchTrace.hpp"
+#endif
+
+#include "tessera/runtime/Runtime.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+
+using namespace tessera;
+using namespace tessera::bench;
+
+namespace {
+
+const char *kUsage = R"(usage: tessera-bench [options]
+
+Times vector add (f32), row softmax (f32) and layernorm forward (f16) at three sizes each, in fast
+and portable mode, on the default device (TESSERA_DEVICE / TESSERA_BACKEND pick another). Every
+kernel is checked against a CPU reference before it is timed.
+
+  --smoke             small sizes and few launches (a CPU Vulkan driver runs it in seconds)
+  --filter=TEXT       only work items whose name contains TEXT ("softmax", "n=2^28", ...)
+  --mode=fast|portable  only one numerics mode
+  --json=FILE         write the results as JSON (bench/ratios.py reads it)
+  --rotate-mib=N      rotate argument sets through at least N MiB (default 1024; --smoke 4)
+  --seed=N            the input seed (default: random, printed)
+  --packages=DIR      read the kernels from DIR/<kernel>_b<BLOCK>_w<warps>_<mode>.tspkg (tessera-bench-aot)
+  --write-packages=DIR  also write each kernel's package for every target there (tessera-bench)
+  --subgroups=LIST    with --write-packages: the SPIR-V subgroup sizes (default 8,32)
+  --compile-only      trace and compile (time it, write packages), launch nothing (tessera-bench)
+)";
+
+bool flag(const char *arg, const char *name, std::string &value) {
+  size_t n = std::strlen(name);
+  if (std::strncmp(arg, name, n) != 0) return false;
+  value = arg + n;
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  opt.seed = std::random_device{}();
+  std::string filter, mode, writeDir, value;
+  bool compileOnly = false;
+  std::vector<uint32_t> subgroups{8, 32};
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) return std::fputs(kUsage, stdout), 0;
+    if (!std::strcmp(a, "--smoke")) opt.smoke = true;
+    else if (!std::strcmp(a, "--compile-only")) compileOnly = true;
+    else if (flag(a, "--filter=", filter)) {}
+    else if (flag(a, "--mode=", mode)) {
+      if (mode != "fast" && mode != "portable") return std::fprintf(stderr, "tessera-bench: --mode is fast or portable\n"), 2;
+    } else if (flag(a, "--json=", opt.json)) {}
+    else if (flag(a, "--rotate-mib=", value)) opt.rotateMiB = std::strtoull(value.c_str(), nullptr, 10);
+    else if (flag(a, "--seed=", value)) opt.seed = uint32_t(std::strtoul(value.c_str(), nullptr, 10));
+    else if (flag(a, "--packages=", opt.packageDir)) {}
+    else if (flag(a, "--write-packages=", writeDir)) {}
+    else if (flag(a, "--subgroups=", value)) {
+      subgroups.clear();
+      for (size_t at = 0; at < value.size();) {
+        subgroups.push_back(uint32_t(std::strtoul(value.c_str() + at, nullptr, 10)));
+        at = value.find(',', at);
+        at = at == std::string::npos ? value.size() : at + 1;
+      }
+    }
+    else return std::fprintf(stderr, "tessera-bench: unknown option '%s'\n%s", a, kUsage), 2;
+  }
+  if (opt.smoke && opt.rotateMiB == 0) opt.rotateMiB = 4;
+  if (opt.rotateMiB == 0) opt.rotateMiB = 1024;
+
+  std::vector<Problem> work;
+  for (const Problem &p : problems(opt.smoke))
+    if ((filter.empty() || p.work.find(filter) != std::string::npos) && (mode.empty() || p.mode() == mode))
+      work.push_back(p);
+
+  auto rt = Runtime::create();
+  if (!rt) return std::fprintf(stderr, "tessera-bench: %s\n", rt.status().toString().c_str()), 2;
+  auto device = (*rt)->openDefault();
+  if (!device) return std::fprintf(stderr, "tessera-bench: %s\n", device.status().toString().c_str()), 2;
+  Device &dev = **device;
+
+  Report report;
+  report.device = dev.info().name;
+  report.backend = toString(dev.backend());
+  report.driver = dev.backendInfo().driverVersion;
+  report.seed = opt.seed;
+  std::printf("tessera-bench on %s (driver %s), seed %u%s\n", dev.describe().c_str(), report.driver.c_str(), opt.seed,
+              opt.smoke ? ", smoke sizes" : "");
+
+#ifdef TESSERA_BENCH_AOT
+  if (opt.packageDir.empty()) return std::fprintf(stderr, "tessera-bench-aot: give --packages=DIR\n"), 2;
+  auto packageFor = [&](const Problem &p) -> Result<Package> {
+    return readPackageFile(opt.packageDir + "/" + p.stem() + ".tspkg");
+  };
+#else
+  if (!writeDir.empty()) std::filesystem::create_directories(writeDir);
+  std::map<std::string, Package> compiled; // by stem: the add kernel serves every size
+  auto packageFor = [&](const Problem &p) -> Result<Package> {
+    if (auto it = compiled.find(p.stem()); it != compiled.end()) return it->second;
+    auto t0 = std::chrono::steady_clock::now();
+    Result<TracedKernel> kernel = traceProblem(p);
+    if (!kernel) return kernel.status();
+    CompileTime ct{p.stem(), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()};
+    // Trace-to-artifact cost per backend, on this machine (PTX for sm_90, SPIR-V for the device).
+    for (const TargetDesc &t : {nvptxTarget("sm_90"), spirvTarget(dev.backendInfo().subgroupSize)}) {
+      auto c0 = std::chrono::steady_clock::now();
+      Result<Artifact> a = compileArtifact(*kernel, t);
+      if (!a) return a.status();
+      ct.ms.push_back({t.kind == TargetKind::PTX ? "ptx" : "spirv",
+                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count()});
+    }
+    report.compile.push_back(ct);
+    if (!writeDir.empty()) {
+      std::vector<TargetDesc> all{nvptxTarget("sm_90")};
+      for (uint32_t sg : subgroups) all.insert(all.end(), {spirvTarget(sg), spirvTarget(sg, true)});
+      Result<Package> pkg = compile(std::span(&*kernel, 1), all);
+      if (!pkg) return pkg.status();
+      if (Status s = writePackageFile(writeDir + "/" + p.stem() + ".tspkg", *pkg); !s) return s;
+    }
+    Result<Package> pkg = compile(*kernel, dev.target());
+    if (pkg) compiled[p.stem()] = *pkg;
+    return pkg;
+  };
+#endif
+
+  if (compileOnly) {
+#ifdef TESSERA_BENCH_AOT
+    return std::fprintf(stderr, "tessera-bench-aot: --compile-only needs the compiler (tessera-bench)\n"), 2;
+#else
+    int failures = 0;
+    for (const Problem &p : work)
+      if (Result<Package> pkg = packageFor(p); !pkg)
+        ++failures, std::fprintf(stderr, "tessera-bench: %s: %s\n", p.work.c_str(), pkg.status().toString().c_str());
+    printSummary(report);
+    if (!opt.json.empty())
+      if (Status s = writeJson(opt.json, report); !s) return std::fprintf(stderr, "tessera-bench: %s\n", s.toString().c_str()), 2;
+    return failures ? 1 : 0;
+#endif
+  }
+  if (Status s = measureCopy(dev, opt, report); !s)
+    std::fprintf(stderr, "tessera-bench: copy bandwidth not measured: %s\n", s.toString().c_str());
+  else
+    std::printf("device copy: %.0f GB/s (%s, read + write)\n", report.copyGBps, report.copyWhat.c_str());
+
+  int failures = 0;
+  for (const Problem &p : work) {
+    Result<Package> pkg = packageFor(p);
+    Measurement m = pkg ? run(dev, *pkg, p, opt, report.copyGBps) : Measurement{p, false, pkg.status().toString()};
+    if (!m.ok && !m.unsupported) ++failures;
+    printRow(m);
+    report.results.push_back(std::move(m));
+  }
+  if (!work.empty())
+    if (Status s = measureLaunchOverhead(dev, work.front(), packageFor, report); !s)
+      std::fprintf(stderr, "tessera-bench: launch overhead not measured: %s\n", s.toString().c_str());
+  printSummary(report);
+  if (!opt.json.empty())
+    if (Status s = writeJson(opt.json, report); !s) return std::fprintf(stderr, "tessera-bench: %s\n", s.toString().c_str()), 2;
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# GPU test-machine side of a benchmark run (after scripts/stage-gpu-bench.sh here; carry .gpu and
+# .gpu-bench): brings up the NVIDIA Vulkan driver, then in one run measures our kernels through
+# CUDA and through Vulkan (tessera-bench-aot) and the same work through PyTorch and Triton
+# (bench/anchors.py), and prints one table of ratios (bench/ratios.py). Files go to $OUT (or
+# ./gpu-out): bench-cuda.json, bench-vulkan.json, anchors.json, ratios.md and the log.
+set -u
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+for f in .gpu/debs/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+B=.gpu-bench
+status=0
+exec > >(tee "$out/gpu-bench.log") 2>&1
+echo "== $(date -u +%F' '%T) $(nvidia-smi -L 2>/dev/null | head -1)"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null
+for backend in cuda vulkan; do
+  echo "== tessera-bench-aot, TESSERA_BACKEND=$backend"
+  TESSERA_BACKEND=$backend $B/bin/tessera-bench-aot --packages=$B/pkgs --json="$out/bench-$backend.json" "$@" || status=1
+done
+echo "== anchors: PyTorch and Triton on the same GPU"
+PYTHONUNBUFFERED=1 python3 bench/anchors.py "$out/anchors.json" || status=1
+echo "== ratios"
+python3 bench/ratios.py "$out/anchors.json" "$out/bench-cuda.json" "$out/bench-vulkan.json" --markdown "$out/ratios.md"
+echo "== compile times on the build machine (trace to artifact)"
+grep '^compile' $B/compile.log
+echo "== exit status $status"
+exit $status
