@@ -19,11 +19,13 @@ struct Problem {
   int block = 0;      // the tile length (a power of two)
   uint32_t warps = 4; // num_warps
   bool portable = false;
+  uint32_t subgroup = 32; // the subgroup size the warps were chosen for
 
   std::string mode() const { return portable ? "portable" : "fast"; }
-  /// The package file stem: "add_b1024_w4_fast".
+  /// The package file stem: "add_b1024_w4_fast_sg32".
   std::string stem() const {
-    return kernel + "_b" + std::to_string(block) + "_w" + std::to_string(warps) + "_" + mode();
+    return kernel + "_b" + std::to_string(block) + "_w" + std::to_string(warps) + "_" + mode() + "_sg" +
+           std::to_string(subgroup);
   }
   std::string config() const { return "BLOCK=" + std::to_string(block) + " warps=" + std::to_string(warps); }
   /// Bytes every launch must read and write at least (inputs once, outputs once).
@@ -32,9 +34,10 @@ struct Problem {
   Grid grid() const;
 };
 
-/// The problems of one run: three sizes or more per kernel, each in fast and portable mode.
-/// `smoke` gives small sizes that run in seconds on a CPU Vulkan driver.
-std::vector<Problem> problems(bool smoke);
+/// The problems of one run: three sizes or more per kernel, each in fast and portable mode, with
+/// warps chosen for devices of `subgroup` threads per warp. `smoke` gives small sizes that run in
+/// seconds on a CPU Vulkan driver.
+std::vector<Problem> problems(bool smoke, uint32_t subgroup);
 
 int nextPow2(int64_t n);
 

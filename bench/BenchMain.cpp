@@ -36,9 +36,9 @@ kernel is checked against a CPU reference before it is timed.
   --json=FILE         write the results as JSON (bench/ratios.py reads it)
   --rotate-mib=N      rotate argument sets through at least N MiB (default 1024; --smoke 4)
   --seed=N            the input seed (default: random, printed)
-  --packages=DIR      read the kernels from DIR/<kernel>_b<BLOCK>_w<warps>_<mode>.tspkg (tessera-bench-aot)
+  --packages=DIR      read the kernels from DIR/<kernel>_b<BLOCK>_w<warps>_<mode>_sg<subgroup>.tspkg (-aot)
   --write-packages=DIR  also write each kernel's package for every target there (tessera-bench)
-  --subgroups=LIST    with --write-packages: the SPIR-V subgroup sizes (default 8,32)
+  --subgroups=LIST    with --compile-only: the subgroup sizes to compile for (default 8,32; 32 adds PTX)
   --compile-only      trace and compile (time it, write packages), launch nothing (tessera-bench)
 )";
 
@@ -83,16 +83,20 @@ int main(int argc, char **argv) {
   if (opt.smoke && opt.rotateMiB == 0) opt.rotateMiB = 4;
   if (opt.rotateMiB == 0) opt.rotateMiB = 1024;
 
-  std::vector<Problem> work;
-  for (const Problem &p : problems(opt.smoke))
-    if ((filter.empty() || p.work.find(filter) != std::string::npos) && (mode.empty() || p.mode() == mode))
-      work.push_back(p);
-
   auto rt = Runtime::create();
   if (!rt) return std::fprintf(stderr, "tessera-bench: %s\n", rt.status().toString().c_str()), 2;
   auto device = (*rt)->openDefault();
   if (!device) return std::fprintf(stderr, "tessera-bench: %s\n", device.status().toString().c_str()), 2;
   Device &dev = **device;
+
+  // Warps are chosen per subgroup size: the device's, or (compiling packages) each one asked for.
+  std::vector<Problem> work;
+  const std::vector<uint32_t> forSubgroups =
+      compileOnly ? subgroups : std::vector<uint32_t>{dev.backendInfo().subgroupSize};
+  for (uint32_t sg : forSubgroups)
+    for (const Problem &p : problems(opt.smoke, sg))
+      if ((filter.empty() || p.work.find(filter) != std::string::npos) && (mode.empty() || p.mode() == mode))
+        work.push_back(p);
 
   Report report;
   report.device = dev.info().name;
@@ -116,8 +120,8 @@ int main(int argc, char **argv) {
     Result<TracedKernel> kernel = traceProblem(p);
     if (!kernel) return kernel.status();
     CompileTime ct{p.stem(), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()};
-    // Trace-to-artifact cost per backend, on this machine (PTX for sm_90, SPIR-V for the device).
-    for (const TargetDesc &t : {nvptxTarget("sm_90"), spirvTarget(dev.backendInfo().subgroupSize)}) {
+    // Trace-to-artifact cost per backend, on this machine (PTX for sm_90, SPIR-V for the subgroup).
+    for (const TargetDesc &t : {nvptxTarget("sm_90"), spirvTarget(p.subgroup)}) {
       auto c0 = std::chrono::steady_clock::now();
       Result<Artifact> a = compileArtifact(*kernel, t);
       if (!a) return a.status();
@@ -126,12 +130,13 @@ int main(int argc, char **argv) {
     }
     report.compile.push_back(ct);
     if (!writeDir.empty()) {
-      std::vector<TargetDesc> all{nvptxTarget("sm_90")};
-      for (uint32_t sg : subgroups) all.insert(all.end(), {spirvTarget(sg), spirvTarget(sg, true)});
+      std::vector<TargetDesc> all{spirvTarget(p.subgroup), spirvTarget(p.subgroup, true)};
+      if (p.subgroup == 32) all.push_back(nvptxTarget("sm_90"));
       Result<Package> pkg = compile(std::span(&*kernel, 1), all);
       if (!pkg) return pkg.status();
       if (Status s = writePackageFile(writeDir + "/" + p.stem() + ".tspkg", *pkg); !s) return s;
     }
+    if (compileOnly) return Package{};
     Result<Package> pkg = compile(*kernel, dev.target());
     if (pkg) compiled[p.stem()] = *pkg;
     return pkg;
@@ -155,7 +160,11 @@ int main(int argc, char **argv) {
   if (Status s = measureCopy(dev, opt, report); !s)
     std::fprintf(stderr, "tessera-bench: copy bandwidth not measured: %s\n", s.toString().c_str());
   else
-    std::printf("device copy: %.0f GB/s (%s, read + write)\n", report.copyGBps, report.copyWhat.c_str());
+  {
+    std::printf("device copy (read + write):");
+    for (auto [bytes, gbps] : report.copyBySize) std::printf("  %llu MiB %.0f GB/s", (unsigned long long)(bytes >> 20), gbps);
+    std::printf("\n");
+  }
 
   int failures = 0;
   for (const Problem &p : work) {

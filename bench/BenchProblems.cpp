@@ -27,9 +27,9 @@ Grid Problem::grid() const {
 
 namespace {
 
-// Row kernels hold a row in registers: at most 64 values per thread on 8-wide subgroups, as in
-// the examples (rows up to 16384 on every device).
-uint32_t rowWarps(int block) { return uint32_t(std::clamp(block / 512, 1, 32)); }
+// Row kernels hold a row in registers, 8 values per thread where the row allows (two 16-byte
+// loads of f32), at most 32 warps: 4 warps for 1024 on NVIDIA (32-wide), 16 on lavapipe (8-wide).
+uint32_t rowWarps(int block, uint32_t subgroup) { return uint32_t(std::clamp<int64_t>(block / (int64_t(subgroup) * 8), 1, 32)); }
 
 std::string pow2Name(int64_t n) {
   int k = 0;
@@ -39,7 +39,7 @@ std::string pow2Name(int64_t n) {
 
 } // namespace
 
-std::vector<Problem> problems(bool smoke) {
+std::vector<Problem> problems(bool smoke, uint32_t subgroup) {
   std::vector<Problem> out;
   auto both = [&](Problem p) {
     out.push_back(p);
@@ -48,19 +48,19 @@ std::vector<Problem> problems(bool smoke) {
   };
   const std::vector<int64_t> adds = smoke ? std::vector<int64_t>{1 << 12, 1 << 16, 100003} : std::vector<int64_t>{1 << 20, 1 << 24, 1 << 28};
   for (int64_t n : adds)
-    both({"add f32 n=" + pow2Name(n), "add", 1, n, 1024, 4});
+    both({"add f32 n=" + pow2Name(n), "add", 1, n, 1024, 4, false, subgroup});
   // Smoke rows fit a CPU driver's 32 KiB of shared memory in portable mode too (lavapipe).
   const int64_t rows = smoke ? 16 : 4096;
   const std::vector<int64_t> softmaxCols = smoke ? std::vector<int64_t>{100, 1000, 1024} : std::vector<int64_t>{1024, 4096, 16384};
   const std::vector<int64_t> layernormCols = smoke ? std::vector<int64_t>{100, 1000, 1024} : std::vector<int64_t>{1000, 4096, 8192};
   for (int64_t cols : softmaxCols) {
     int block = nextPow2(cols);
-    both({"softmax f32 " + std::to_string(rows) + "x" + std::to_string(cols), "softmax", rows, cols, block, rowWarps(block)});
+    both({"softmax f32 " + std::to_string(rows) + "x" + std::to_string(cols), "softmax", rows, cols, block, rowWarps(block, subgroup), false, subgroup});
   }
   for (int64_t cols : layernormCols) {
     int block = nextPow2(cols);
     both({"layernorm f16 " + std::to_string(rows) + "x" + std::to_string(cols), "layernorm", rows, cols, block,
-          rowWarps(block)});
+          rowWarps(block, subgroup), false, subgroup});
   }
   return out;
 }

@@ -197,17 +197,23 @@ Result<std::vector<double>> timeLaunches(Device &dev, const std::function<Status
 } // namespace
 
 Status measureCopy(Device &dev, const Options &opt, Report &report) {
-  uint64_t bytes = opt.smoke ? (64ull << 20) : (2048ull << 20);
+  uint64_t largest = opt.smoke ? (64ull << 20) : (2048ull << 20);
   const BackendInfo &bi = dev.backendInfo();
-  if (bi.maxBufferBytes) bytes = std::min<uint64_t>(bytes, bi.maxBufferBytes);
-  if (bi.memoryBytes) bytes = std::min<uint64_t>(bytes, bi.memoryBytes / 8);
-  bytes &= ~uint64_t(255);
-  Result<Buffer> src = dev.allocate(DType::U8, bytes), dst = dev.allocate(DType::U8, bytes);
-  if (!src || !dst) return !src ? src.status() : dst.status();
-  Result<std::vector<double>> t = timeLaunches(dev, [&](int) { return dst->copyFrom(*src); }, opt.smoke);
-  if (!t) return t.status();
-  report.copyGBps = 2.0 * double(bytes) / median(*t) / 1e9;
-  report.copyWhat = "Buffer::copyFrom of " + std::to_string(bytes >> 20) + " MiB";
+  if (bi.maxBufferBytes) largest = std::min<uint64_t>(largest, bi.maxBufferBytes);
+  if (bi.memoryBytes) largest = std::min<uint64_t>(largest, bi.memoryBytes / 8);
+  largest &= ~uint64_t(255);
+  // Several sizes: a bandwidth that falls with the size shows a problem with large buffers.
+  for (uint64_t bytes = std::min<uint64_t>(largest, 64ull << 20);; bytes = std::min(bytes * 4, largest)) {
+    Result<Buffer> src = dev.allocate(DType::U8, bytes), dst = dev.allocate(DType::U8, bytes);
+    if (!src || !dst) return !src ? src.status() : dst.status();
+    Result<std::vector<double>> t = timeLaunches(dev, [&](int) { return dst->copyFrom(*src); }, opt.smoke);
+    if (!t) return t.status();
+    double gbps = 2.0 * double(bytes) / median(*t) / 1e9;
+    report.copyBySize.push_back({bytes, gbps});
+    report.copyGBps = gbps; // the largest size's: the roofline for data far larger than the caches
+    report.copyWhat = "Buffer::copyFrom of " + std::to_string(bytes >> 20) + " MiB";
+    if (bytes == largest) break;
+  }
   return Status::success();
 }
 
@@ -340,7 +346,11 @@ Status writeJson(const std::string &path, const Report &r) {
                   ", \"driver\": " + jsonString(r.driver) + ", \"date\": " + jsonString(utcNow()) +
                   ", \"seed\": " + std::to_string(r.seed) + ",\n  \"copy_gbps\": " + num(r.copyGBps) +
                   ", \"copy\": " + jsonString(r.copyWhat) + ", \"launch_overhead_us\": " + num(r.launchOverheadUs) +
-                  ", \"launch_overhead\": " + jsonString(r.launchOverheadWhat) + ",\n  \"results\": [";
+                  ", \"launch_overhead\": " + jsonString(r.launchOverheadWhat) + ",\n  \"copy_by_size\": [";
+  for (size_t i = 0; i < r.copyBySize.size(); ++i)
+    j += std::string(i ? ", " : "") + "{\"bytes\": " + std::to_string(r.copyBySize[i].first) +
+         ", \"gbps\": " + num(r.copyBySize[i].second) + "}";
+  j += "],\n  \"results\": [";
   for (size_t i = 0; i < r.results.size(); ++i) {
     const Measurement &m = r.results[i];
     const Problem &p = m.problem;

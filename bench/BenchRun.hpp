@@ -47,6 +47,7 @@ struct Report {
   uint32_t seed = 0;
   double copyGBps = 0;
   std::string copyWhat;
+  std::vector<std::pair<uint64_t, double>> copyBySize; // bytes, GB/s
   double launchOverheadUs = 0; // host time per launch, back to back, of the smallest problem
   std::string launchOverheadWhat;
   std::vector<Measurement> results;

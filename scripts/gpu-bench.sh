@@ -23,6 +23,21 @@ echo "== anchors: PyTorch and Triton on the same GPU"
 PYTHONUNBUFFERED=1 python3 bench/anchors.py "$out/anchors.json" || status=1
 echo "== ratios"
 python3 bench/ratios.py "$out/anchors.json" "$out/bench-cuda.json" "$out/bench-vulkan.json" --markdown "$out/ratios.md"
+# A profile of the kernels furthest from their targets (Nsight Compute, where the machine has it).
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+if [ -n "$ncu" ]; then
+  for work in "softmax f32 4096x1024" "layernorm f16 4096x8192"; do
+    echo "== ncu: $work (cuda, fast)"
+    TESSERA_BACKEND=cuda "$ncu" --launch-skip 3 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+      --section Occupancy --section LaunchStats --section WarpStateStats \
+      $B/bin/tessera-bench-aot --packages=$B/pkgs --filter="$work" --mode=fast --rotate-mib=64 \
+      > "$out/ncu-${work// /_}.txt" 2>&1 || echo "ncu failed (see the file)"
+    grep -E "Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Block Size|Stall|Compute \(SM\)" \
+      "$out/ncu-${work// /_}.txt" | head -20
+  done
+else
+  echo "== ncu: not found on this machine"
+fi
 echo "== compile times on the build machine (trace to artifact)"
 grep '^compile' $B/compile.log
 echo "== exit status $status"

@@ -1,4 +1,5 @@
-// Lowering of tile.load and tile.store: one guarded access per element a thread holds.
+// Lowering of tile.load and tile.store: a thread's runs of contiguous elements as one wide access
+// when they are whole, else one guarded access per element.
 #include "TileToGPU.h"
 
 #include "Tile/IR/TileDialect.h"
@@ -15,6 +16,36 @@ Value zeroOf(OpBuilder &b, Location loc, Type t) {
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
 }
 
+/// Elements a thread holds come in runs of `vec` neighbours along the last dimension
+/// (BlockedLayout): element j of the thread is position j % vec of its run. A run can be read or
+/// written as one wide access when, at run time, its offsets are contiguous, its first offset is
+/// a multiple of the run length (alignment) and every mask bit is set:
+///   all(mask[j..j+vec)) && o[j+k] == o[j] + k && o[j] % vec == 0
+/// The compiler folds what it can prove (offsets from arange plus a multiple of BLOCK: all of it).
+Value wholeRunCondition(OpBuilder &b, Location loc, ValueRange offsets, ValueRange mask, size_t j, int64_t vec) {
+  Type i32 = offsets[j].getType();
+  auto c = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v)).getResult(); };
+  Value cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     arith::AndIOp::create(b, loc, offsets[j], c(vec - 1)), c(0));
+  for (int64_t k = 1; k < vec; ++k) {
+    Value next = arith::AddIOp::create(b, loc, offsets[j], c(k));
+    cond = arith::AndIOp::create(b, loc, cond, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, offsets[j + k], next));
+  }
+  if (!mask.empty())
+    for (int64_t k = 0; k < vec; ++k)
+      cond = arith::AndIOp::create(b, loc, cond, mask[j + k]);
+  return cond;
+}
+
+/// Runs worth a wide access: more than one element of at least a byte, 16 bytes at most.
+int64_t runLength(const BlockedLayout &layout, Type elem, size_t elements) {
+  const int64_t vec = layout.vec;
+  if (vec < 2 || !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8 || vec * elem.getIntOrFloatBitWidth() > 128 ||
+      elements % size_t(vec) != 0)
+    return 1;
+  return vec;
+}
+
 struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
   LoadLowering(const TileLowering &l, TypeConverter &tc, MLIRContext *ctx)
       : OpConversionPattern(tc, ctx), lowering(l) {}
@@ -25,20 +56,42 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
     Value buffer = adaptor.getPtr().front();
     ValueRange offsets = adaptor.getOffsets(), mask = adaptor.getMask(), other = adaptor.getOther();
     Value zero = other.empty() ? zeroOf(r, loc, elem) : Value();
+    const int64_t vec = runLength(lowering.layoutOf(cast<RankedTensorType>(op.getType())), elem, offsets.size());
+    // One element at a time, each behind its own mask bit (masked-off offsets may be out of
+    // bounds: they must not be read at all).
+    auto elementwise = [&](OpBuilder &b, Location l, size_t j, int64_t count) {
+      SmallVector<Value> out;
+      for (size_t e = j; e < j + size_t(count); ++e) {
+        if (mask.empty()) {
+          out.push_back(lowering.target.loadElement(b, l, buffer, offsets[e], elem));
+          continue;
+        }
+        auto branch = scf::IfOp::create(
+            b, l, mask[e],
+            [&](OpBuilder &nb, Location nl) {
+              scf::YieldOp::create(nb, nl, lowering.target.loadElement(nb, nl, buffer, offsets[e], elem));
+            },
+            [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, other.empty() ? zero : other[e]); });
+        out.push_back(branch.getResult(0));
+      }
+      return out;
+    };
     SmallVector<Value> elems;
-    for (size_t j = 0; j < offsets.size(); ++j) {
-      if (mask.empty()) {
-        elems.push_back(lowering.target.loadElement(r, loc, buffer, offsets[j], elem));
+    for (size_t j = 0; j < offsets.size(); j += size_t(vec)) {
+      if (vec == 1) {
+        elems.append(elementwise(r, loc, j, 1));
         continue;
       }
-      // Masked-off offsets may be out of bounds: they must not be read at all.
-      auto branch = scf::IfOp::create(
-          r, loc, mask[j],
-          [&](OpBuilder &b, Location l) {
-            scf::YieldOp::create(b, l, lowering.target.loadElement(b, l, buffer, offsets[j], elem));
-          },
-          [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, other.empty() ? zero : other[j]); });
-      elems.push_back(branch.getResult(0));
+      SmallVector<Type> types(size_t(vec), elem);
+      auto branch = scf::IfOp::create(r, loc, types, wholeRunCondition(r, loc, offsets, mask, j, vec), true);
+      {
+        OpBuilder::InsertionGuard guard(r);
+        r.setInsertionPointToStart(branch.thenBlock());
+        scf::YieldOp::create(r, loc, lowering.target.loadRun(r, loc, buffer, offsets.slice(j, size_t(vec)), elem));
+        r.setInsertionPointToStart(branch.elseBlock());
+        scf::YieldOp::create(r, loc, elementwise(r, loc, j, vec));
+      }
+      elems.append(branch.getResults().begin(), branch.getResults().end());
     }
     r.replaceOpWithMultiple(op, {ValueRange(elems)});
     return success();
@@ -57,18 +110,39 @@ struct StoreLowering final : OpConversionPattern<tile::StoreOp> {
     ValueRange offsets = adaptor.getOffsets(), values = adaptor.getValue(), mask = adaptor.getMask();
     // Threads holding copies of another thread's elements do not store them again.
     Value owner = lowering.ownerPredicate(r, loc, layout);
-    for (size_t j = 0; j < offsets.size(); ++j) {
-      Value cond = mask.empty() ? owner : mask[j];
-      if (owner && !mask.empty())
-        cond = arith::AndIOp::create(r, loc, cond, owner);
-      if (!cond) {
-        lowering.target.storeElement(r, loc, buffer, offsets[j], values[j]);
+    auto elementwise = [&](OpBuilder &b, Location l, size_t j, int64_t count) {
+      for (size_t e = j; e < j + size_t(count); ++e) {
+        Value cond = mask.empty() ? owner : mask[e];
+        if (owner && !mask.empty())
+          cond = arith::AndIOp::create(b, l, cond, owner);
+        if (!cond) {
+          lowering.target.storeElement(b, l, buffer, offsets[e], values[e]);
+          continue;
+        }
+        scf::IfOp::create(b, l, cond, [&](OpBuilder &nb, Location nl) {
+          lowering.target.storeElement(nb, nl, buffer, offsets[e], values[e]);
+          scf::YieldOp::create(nb, nl);
+        });
+      }
+    };
+    const int64_t vec = runLength(layout, values.empty() ? Type() : values[0].getType(), offsets.size());
+    for (size_t j = 0; j < offsets.size(); j += size_t(vec)) {
+      if (vec == 1) {
+        elementwise(r, loc, j, 1);
         continue;
       }
-      scf::IfOp::create(r, loc, cond, [&](OpBuilder &b, Location l) {
-        lowering.target.storeElement(b, l, buffer, offsets[j], values[j]);
-        scf::YieldOp::create(b, l);
-      });
+      Value whole = wholeRunCondition(r, loc, offsets, mask, j, vec);
+      auto branch = scf::IfOp::create(r, loc, TypeRange{}, whole, true);
+      OpBuilder::InsertionGuard guard(r);
+      r.setInsertionPointToStart(branch.thenBlock());
+      // Replica threads skip the whole run as they skip its elements.
+      if (owner) {
+        auto owned = scf::IfOp::create(r, loc, TypeRange{}, owner, false);
+        r.setInsertionPointToStart(owned.thenBlock());
+      }
+      lowering.target.storeRun(r, loc, buffer, offsets.slice(j, size_t(vec)), values.slice(j, size_t(vec)));
+      r.setInsertionPointToStart(branch.elseBlock());
+      elementwise(r, loc, j, vec);
     }
     r.eraseOp(op);
     return success();

@@ -41,6 +41,14 @@ public:
                                   mlir::Value index, mlir::Type elem) const = 0;
   virtual void storeElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                             mlir::Value index, mlir::Value value) const = 0;
+  /// A run of contiguous elements buffer[indices[0]], buffer[indices[0] + 1], ... (the caller has
+  /// checked that indices[k] = indices[0] + k and that indices[0] is a multiple of the run's
+  /// length, a power of two). The default is one access per element, unguarded (a driver may merge
+  /// them); a target with wide accesses makes it one access of the whole run (16 bytes for 4 f32).
+  virtual llvm::SmallVector<mlir::Value> loadRun(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
+                                                 mlir::ValueRange indices, mlir::Type elem) const;
+  virtual void storeRun(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, mlir::ValueRange indices,
+                        mlir::ValueRange values) const;
 
   /// A shared-memory (workgroup) array of `count` elements of `elem` for kernel `func`, usable
   /// at `b`'s insertion point, and access to it with an i32 index.

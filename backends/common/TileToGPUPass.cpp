@@ -23,6 +23,18 @@ namespace tessera::backend {
 
 TargetInfo::~TargetInfo() = default;
 
+SmallVector<Value> TargetInfo::loadRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, Type elem) const {
+  SmallVector<Value> out;
+  for (Value index : indices)
+    out.push_back(loadElement(b, loc, buffer, index, elem));
+  return out;
+}
+
+void TargetInfo::storeRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, ValueRange values) const {
+  for (auto [index, value] : llvm::zip(indices, values))
+    storeElement(b, loc, buffer, index, value);
+}
+
 /// Dialects the target-specific halves of the lowering create (registered by their own TUs,
 /// which are the only ones that include those dialects' headers).
 void registerNVPTXLoweringDialects(DialectRegistry &registry);

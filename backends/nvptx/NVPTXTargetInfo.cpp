@@ -43,6 +43,36 @@ public:
     LLVM::StoreOp::create(b, loc, value, p);
   }
 
+  // A run as one vector access aligned to its size: ld.global.v4.f32 / st.global.v4.f32 for 4 f32.
+  SmallVector<Value> loadRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, Type elem) const override {
+    const unsigned n = indices.size(), bytes = n * elem.getIntOrFloatBitWidth() / 8;
+    if (n < 2 || bytes > 16 || !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8)
+      return TargetInfo::loadRun(b, loc, buffer, indices, elem);
+    auto vecType = VectorType::get({int64_t(n)}, elem);
+    Value p = LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    Value v = LLVM::LoadOp::create(b, loc, vecType, p, bytes);
+    SmallVector<Value> out;
+    for (unsigned k = 0; k < n; ++k)
+      out.push_back(LLVM::ExtractElementOp::create(b, loc, v, LLVM::ConstantOp::create(b, loc, b.getI32Type(), k)));
+    return out;
+  }
+
+  void storeRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, ValueRange values) const override {
+    const unsigned n = indices.size();
+    Type elem = values[0].getType();
+    const unsigned bytes = n * elem.getIntOrFloatBitWidth() / 8;
+    if (n < 2 || bytes > 16 || !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8)
+      return TargetInfo::storeRun(b, loc, buffer, indices, values);
+    auto vecType = VectorType::get({int64_t(n)}, elem);
+    Value v = LLVM::UndefOp::create(b, loc, vecType);
+    for (unsigned k = 0; k < n; ++k)
+      v = LLVM::InsertElementOp::create(b, loc, v, values[k], LLVM::ConstantOp::create(b, loc, b.getI32Type(), k));
+    Value p = LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    LLVM::StoreOp::create(b, loc, v, p, bytes);
+  }
+
   Value allocShared(OpBuilder &b, Location loc, gpu::GPUFuncOp func, Type elem, int64_t count) const override {
     auto module = func->getParentOfType<gpu::GPUModuleOp>();
     std::string name;
