@@ -27,9 +27,20 @@ Grid Problem::grid() const {
 
 namespace {
 
-// Row kernels hold a row in registers, 8 values per thread where the row allows (two 16-byte
-// loads of f32), at most 32 warps: 4 warps for 1024 on NVIDIA (32-wide), 16 on lavapipe (8-wide).
-uint32_t rowWarps(int block, uint32_t subgroup) { return uint32_t(std::clamp<int64_t>(block / (int64_t(subgroup) * 8), 1, 32)); }
+// Row kernels hold a row in registers. Threads per row (then warps for the device's subgroup
+// size): softmax 128 up to 2048 columns, 256 up to 4096, 512 beyond; layernorm block / 8 between
+// 32 and 256 (two reductions with barriers: smaller programs keep more of them per SM). Measured
+// on the H200 (docs/bench.md): 8 values per thread up to 1024 threads ran layernorm 8192 at half
+// the speed, one 1024-thread program per SM.
+uint32_t warpsFor(int64_t threads, uint32_t subgroup) {
+  return uint32_t(std::clamp<int64_t>(threads / int64_t(subgroup), 1, 32));
+}
+uint32_t softmaxWarps(int block, uint32_t subgroup) {
+  return warpsFor(block <= 2048 ? 128 : block <= 4096 ? 256 : 512, subgroup);
+}
+uint32_t layernormWarps(int block, uint32_t subgroup) {
+  return warpsFor(std::clamp<int64_t>(block / 8, 32, 256), subgroup);
+}
 
 std::string pow2Name(int64_t n) {
   int k = 0;
@@ -55,12 +66,12 @@ std::vector<Problem> problems(bool smoke, uint32_t subgroup) {
   const std::vector<int64_t> layernormCols = smoke ? std::vector<int64_t>{100, 1000, 1024} : std::vector<int64_t>{1000, 4096, 8192};
   for (int64_t cols : softmaxCols) {
     int block = nextPow2(cols);
-    both({"softmax f32 " + std::to_string(rows) + "x" + std::to_string(cols), "softmax", rows, cols, block, rowWarps(block, subgroup), false, subgroup});
+    both({"softmax f32 " + std::to_string(rows) + "x" + std::to_string(cols), "softmax", rows, cols, block, softmaxWarps(block, subgroup), false, subgroup});
   }
   for (int64_t cols : layernormCols) {
     int block = nextPow2(cols);
     both({"layernorm f16 " + std::to_string(rows) + "x" + std::to_string(cols), "layernorm", rows, cols, block,
-          rowWarps(block, subgroup), false, subgroup});
+          layernormWarps(block, subgroup), false, subgroup});
   }
   return out;
 }

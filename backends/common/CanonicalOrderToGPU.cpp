@@ -1,13 +1,13 @@
-// Portable float sums and scans: the canonical summation order (docs/numerics.md), the same
-// for every subgroup size, warp count and layout, and the one the reference interpreter uses.
+// Portable float scans: the canonical summation order (docs/numerics.md), the same for every
+// subgroup size, warp count and layout, and the one the reference interpreter uses.
 //
-//   sum along an axis of extent n:  the pairwise tree  v[i] <- v[2i] + v[2i+1], level by level
-//   cumsum, element i:              a left fold over the aligned power-of-two blocks that make
-//                                   up [0, i] (the binary digits of i + 1, largest first), each
-//                                   block summed by the pairwise tree
+//   cumsum, element i:  a left fold over the aligned power-of-two blocks that make up [0, i]
+//                       (the binary digits of i + 1, largest first), each block summed by the
+//                       pairwise tree  v[i] <- v[2i] + v[2i+1]
 //
-// Both go through shared memory: every element is written at its row-major index, the tree is
-// built level by level with a barrier between levels, and the results are read back.
+// Through shared memory: every element is written at its row-major index, the tree is built
+// level by level with a barrier between levels, and the results are read back. (Portable sums
+// build the same tree in registers: ReduceOpToGPU.cpp.)
 #include "TileToGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -129,30 +129,6 @@ Tree buildTree(OpBuilder &b, Location loc, const TileLowering &l, RankedTensorTy
 }
 
 } // namespace
-
-SmallVector<Value> lowerCanonicalSum(OpBuilder &b, Location loc, const TileLowering &l, RankedTensorType srcType,
-                                     ValueRange src, int64_t axis) {
-  Elements el = elementsOf(b, loc, l, l.layoutOf(srcType));
-  Tree t = buildTree(b, loc, l, srcType, src, axis, el);
-  Type elem = srcType.getElementType();
-  SmallVector<int64_t> resultShape(srcType.getShape());
-  resultShape.erase(resultShape.begin() + axis);
-  Value top = l.i32(b, loc, t.levelBase[t.levels]);
-  if (resultShape.empty())
-    return {l.loadShared(b, loc, t.buf, top, elem)};
-  // The top level has the result's shape (the axis extent is 1 there).
-  BlockedLayout R = l.layoutOf(RankedTensorType::get(resultShape, elem));
-  SmallVector<int64_t, 4> strides = stridesOf(resultShape);
-  Value base = l.threadLinear(b, loc, R, strides);
-  SmallVector<Value> out;
-  for (int64_t e = 0; e < R.perThread(); ++e) {
-    int64_t off = t.levelBase[t.levels];
-    for (int64_t k = 0; k < R.rank(); ++k)
-      off += R.staticCoord(e, k) * strides[k];
-    out.push_back(l.loadShared(b, loc, t.buf, arith::AddIOp::create(b, loc, base, l.i32(b, loc, off)), elem));
-  }
-  return out;
-}
 
 SmallVector<Value> lowerCanonicalScan(OpBuilder &b, Location loc, const TileLowering &l, RankedTensorType type,
                                       ValueRange src, int64_t axis) {

@@ -89,17 +89,26 @@ struct ReduceLowering final : OpConversionPattern<tile::ReduceOp> {
     int64_t axis = int32_t(op.getAxis()), rank = L.rank();
     Combiner comb{op.getKind(), isa<FloatType>(elem)};
     ValueRange src = adaptor.getSrc();
-    if (lowering.portable && comb.isFloat && op.getKind() == tile::ReduceKind::Sum) {
-      SmallVector<Value> out = lowerCanonicalSum(r, loc, lowering, srcType, src, axis);
-      if (!isa<RankedTensorType>(op.getType()))
-        r.replaceOp(op, out[0]);
-      else
-        r.replaceOpWithMultiple(op, {ValueRange(out)});
-      return success();
-    }
+    // Portable float sums follow the canonical order (docs/numerics.md): the pairwise tree over
+    // the axis index. The blocked layout makes it a register tree: a thread's run of vec
+    // neighbours is one subtree, the lanes along the axis (XOR shuffles with doubling offsets,
+    // then subgroups through shared memory) the levels above it, and the thread's repetitions
+    // along the axis (`reps`, each a block of vec x lanes) the top levels. Every extent is a
+    // power of two, and a + b == b + a, so both lanes of a shuffle get the same bits.
+    const bool canonical = lowering.portable && comb.isFloat && op.getKind() == tile::ReduceKind::Sum;
+    const int64_t repsAlong = canonical ? L.reps[axis] : 1;
+    auto pairwise = [&](SmallVector<Value> v) {
+      while (v.size() > 1) {
+        SmallVector<Value> next;
+        for (size_t i = 0; i + 1 < v.size(); i += 2)
+          next.push_back(arith::AddFOp::create(r, loc, v[i], v[i + 1]));
+        v = std::move(next);
+      }
+      return v[0];
+    };
 
     // 1. In each thread: group elements by their coordinates off the axis, combine along it
-    //    in increasing coordinate order.
+    //    in increasing coordinate order (canonical: one pairwise subtree per repetition).
     std::map<SmallVector<int64_t, 4>, SmallVector<std::pair<int64_t, int64_t>>> groups; // key -> (coord, e)
     for (int64_t e = 0; e < L.perThread(); ++e) {
       SmallVector<int64_t, 4> key;
@@ -109,10 +118,21 @@ struct ReduceLowering final : OpConversionPattern<tile::ReduceOp> {
       groups[key].push_back({L.staticCoord(e, axis), e});
     }
     Value axisBase = comb.isArg() ? lowering.threadOffset(r, loc, L, axis) : Value();
-    SmallVector<SmallVector<int64_t, 4>> keys;
+    SmallVector<SmallVector<int64_t, 4>> keys; // canonical: each key repsAlong times, one per repetition
     SmallVector<Partial> partials;
     for (auto &[key, members] : groups) {
       llvm::sort(members);
+      if (canonical) {
+        const size_t run = members.size() / size_t(repsAlong);
+        for (int64_t rep = 0; rep < repsAlong; ++rep) {
+          SmallVector<Value> values;
+          for (size_t i = 0; i < run; ++i)
+            values.push_back(src[members[size_t(rep) * run + i].second]);
+          keys.push_back(key);
+          partials.push_back({pairwise(values), {}});
+        }
+        continue;
+      }
       Partial acc;
       for (auto [c, e] : members) {
         Partial p{src[e], {}};
@@ -141,6 +161,13 @@ struct ReduceLowering final : OpConversionPattern<tile::ReduceOp> {
     SmallVector<int64_t> resultShape(srcType.getShape());
     resultShape.erase(resultShape.begin() + axis);
     if (resultShape.empty() && groupsAcross == 1) {
+      if (canonical) {
+        SmallVector<Value> perRep;
+        for (const Partial &p : partials)
+          perRep.push_back(p.value);
+        r.replaceOp(op, pairwise(perRep));
+        return success();
+      }
       r.replaceOp(op, comb.isArg() ? partials[0].index : partials[0].value);
       return success();
     }
@@ -150,7 +177,9 @@ struct ReduceLowering final : OpConversionPattern<tile::ReduceOp> {
     int64_t resultCount = 1;
     for (int64_t d : resultShape)
       resultCount *= d;
-    SharedBuffer values = lowering.allocShared(r, loc, elem, resultCount * groupsAcross);
+    // Canonical sums keep the repetitions apart: slot [result index][repetition][group].
+    const int64_t slotsPerResult = repsAlong * groupsAcross;
+    SharedBuffer values = lowering.allocShared(r, loc, elem, resultCount * slotsPerResult);
     SharedBuffer indices = comb.isArg() ? lowering.allocShared(r, loc, r.getI32Type(), resultCount * groupsAcross)
                                         : SharedBuffer{};
     SmallVector<int64_t, 4> resultStrides = stridesOf(resultShape), srcCoef(rank, 0);
@@ -174,8 +203,10 @@ struct ReduceLowering final : OpConversionPattern<tile::ReduceOp> {
         for (size_t j = 0; j < keys[i].size(); ++j)
           off += keys[i][j] * resultStrides[j];
         Value slot = arith::AddIOp::create(b, l, base, lowering.i32(b, l, off));
-        slot = arith::MulIOp::create(b, l, slot, lowering.i32(b, l, groupsAcross));
+        slot = arith::MulIOp::create(b, l, slot, lowering.i32(b, l, slotsPerResult));
         slot = arith::AddIOp::create(b, l, slot, group);
+        if (int64_t rep = canonical ? int64_t(i) % repsAlong : 0)
+          slot = arith::AddIOp::create(b, l, slot, lowering.i32(b, l, rep * groupsAcross));
         lowering.storeShared(b, l, values, slot, partials[i].value);
         if (comb.isArg())
           lowering.storeShared(b, l, indices, slot, partials[i].index);
@@ -185,7 +216,20 @@ struct ReduceLowering final : OpConversionPattern<tile::ReduceOp> {
     lowering.barrier(r, loc);
 
     auto readResult = [&](Value resultIndex) {
-      Value first = arith::MulIOp::create(r, loc, resultIndex, lowering.i32(r, loc, groupsAcross));
+      Value first = arith::MulIOp::create(r, loc, resultIndex, lowering.i32(r, loc, slotsPerResult));
+      if (canonical) {
+        SmallVector<Value> perRep;
+        for (int64_t rep = 0; rep < repsAlong; ++rep) {
+          SmallVector<Value> perGroup;
+          for (int64_t g = 0; g < groupsAcross; ++g) {
+            int64_t at = rep * groupsAcross + g;
+            Value slot = at ? Value(arith::AddIOp::create(r, loc, first, lowering.i32(r, loc, at))) : first;
+            perGroup.push_back(lowering.loadShared(r, loc, values, slot, elem));
+          }
+          perRep.push_back(pairwise(perGroup));
+        }
+        return pairwise(perRep);
+      }
       Partial acc;
       for (int64_t g = 0; g < groupsAcross; ++g) {
         Value slot = g ? Value(arith::AddIOp::create(r, loc, first, lowering.i32(r, loc, g))) : first;

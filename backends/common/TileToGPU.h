@@ -88,10 +88,8 @@ void populateAtomicOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConve
 void populateLoadStoreOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns);
 
-/// Portable float sum along `axis` (the pairwise tree) and inclusive scan (blocks of the tree),
-/// through shared memory: CanonicalOrderToGPU.cpp. They return this thread's result elements.
-llvm::SmallVector<mlir::Value> lowerCanonicalSum(mlir::OpBuilder &b, mlir::Location loc, const TileLowering &l,
-                                                 mlir::RankedTensorType srcType, mlir::ValueRange src, int64_t axis);
+/// Portable float inclusive scan along `axis` (blocks of the pairwise tree), through shared
+/// memory: CanonicalOrderToGPU.cpp. It returns this thread's result elements.
 llvm::SmallVector<mlir::Value> lowerCanonicalScan(mlir::OpBuilder &b, mlir::Location loc, const TileLowering &l,
                                                   mlir::RankedTensorType type, mlir::ValueRange src, int64_t axis);
 

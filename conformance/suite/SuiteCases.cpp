@@ -206,6 +206,14 @@ std::vector<Case> build() {
   const Bound sumBound{1, 0, BLOCK * kF32Eps};
   row("sum", 0, TL([](tl::Tile x, tl::Tile, tl::Tile) { return tl::broadcast_to(tl::sum(x), {BLOCK}); }), values,
       {.fast = sumBound, .portable = sumBound}, true);
+  // The same row as a 16 x 16 tile summed along each axis: other layouts (runs across rows,
+  // lanes along either axis) must give the canonical order too.
+  row("sum_axis1", 0, TL([](tl::Tile x, tl::Tile, tl::Tile) {
+        return tl::reshape(tl::broadcast_to(tl::sum(tl::reshape(x, {16, 16}), 1, true), {16, 16}), {BLOCK});
+      }), values, {.fast = sumBound, .portable = sumBound}, true);
+  row("sum_axis0", 0, TL([](tl::Tile x, tl::Tile, tl::Tile) {
+        return tl::reshape(tl::broadcast_to(tl::sum(tl::reshape(x, {16, 16}), 0, true), {16, 16}), {BLOCK});
+      }), values, {.fast = sumBound, .portable = sumBound}, true);
   row("max", 0, TL([](tl::Tile x, tl::Tile, tl::Tile mask) { return tl::broadcast_to(tl::max(tl::where(mask, x, -INFINITY)), {BLOCK}); }),
       values, {.fast = {0}, .portable = {0}}, true);
   row("cumsum", 0, TL([](tl::Tile x, tl::Tile, tl::Tile) { return tl::cumsum(x, 0); }), values,
