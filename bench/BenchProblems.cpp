@@ -28,19 +28,16 @@ Grid Problem::grid() const {
 namespace {
 
 // Row kernels hold a row in registers. Threads per row (then warps for the device's subgroup
-// size): softmax 128 up to 2048 columns, 256 up to 4096, 512 beyond; layernorm block / 8 between
-// 32 and 256 (two reductions with barriers: smaller programs keep more of them per SM). Measured
-// on the H200 (docs/bench.md): 8 values per thread up to 1024 threads ran layernorm 8192 at half
-// the speed, one 1024-thread program per SM.
+// size), chosen from H200 measurements (docs/bench.md): softmax 128 threads up to 2048 columns,
+// 256 up to 4096, 512 beyond (16 and 32 values per thread ran best); layernorm 8 values per thread
+// up to 1024 threads (with 16 or 32 values per thread it needed 144 registers, one program per SM).
 uint32_t warpsFor(int64_t threads, uint32_t subgroup) {
   return uint32_t(std::clamp<int64_t>(threads / int64_t(subgroup), 1, 32));
 }
 uint32_t softmaxWarps(int block, uint32_t subgroup) {
   return warpsFor(block <= 2048 ? 128 : block <= 4096 ? 256 : 512, subgroup);
 }
-uint32_t layernormWarps(int block, uint32_t subgroup) {
-  return warpsFor(std::clamp<int64_t>(block / 8, 32, 256), subgroup);
-}
+uint32_t layernormWarps(int block, uint32_t subgroup) { return warpsFor(std::clamp<int64_t>(block / 8, 32, 1024), subgroup); }
 
 std::string pow2Name(int64_t n) {
   int k = 0;

@@ -81,9 +81,22 @@ TEST_CASE("timing.every_launch_and_copy_gets_a_device_time") {
       seconds->pop_back();
       return median(*seconds);
     };
-    // 64 times the work takes longer: the times measure the launches, not a constant.
-    double small = timeLaunches(1 << 12, 5), large = timeLaunches(1 << 18, 5);
-    MESSAGE(t.label << ": add_scalar 2^12 " << small * 1e6 << " us, 2^18 " << large * 1e6 << " us");
+    const double launched = timeLaunches(1 << 12, 5);
+    MESSAGE(t.label << ": add_scalar 2^12 " << launched * 1e6 << " us");
+    // 16384 times the bytes take longer: the times measure the work, not a constant. (Copies, as
+    // small kernels are all launch latency on a fast GPU: add_scalar at 2^12 and 2^18 elements
+    // both took about 9 us on an H200.)
+    auto timeCopies = [&](size_t bytes) {
+      Buffer from = allocateOrFail(*dev, DType::U8, bytes), to = allocateOrFail(*dev, DType::U8, bytes);
+      REQUIRE(dev->beginTiming().ok());
+      for (int i = 0; i < 5; ++i) REQUIRE(to.copyFrom(from).ok());
+      Result<std::vector<double>> seconds = dev->endTiming();
+      REQUIRE_MESSAGE(seconds.ok(), seconds.status().toString());
+      REQUIRE(seconds->size() == 5);
+      return median(*seconds);
+    };
+    double small = timeCopies(4 << 10), large = timeCopies(64 << 20);
+    MESSAGE(t.label << ": copy 4 KiB " << small * 1e6 << " us, 64 MiB " << large * 1e6 << " us");
     CHECK(large > small);
     // Off again: later launches are not recorded.
     CHECK(codeOf(dev->endTiming().status()) == codeName(StatusCode::InvalidArgument));
