@@ -5,15 +5,8 @@
 # (bench/anchors.py), and prints one table of ratios (bench/ratios.py). Files go to $OUT (or
 # ./gpu-out): bench-cuda.json, bench-vulkan.json, anchors.json, ratios.md and the log.
 set -u
-out=${OUT:-gpu-out}
-mkdir -p "$out"
-for f in .gpu/debs/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 B=.gpu-bench
-status=0
-exec > >(tee "$out/gpu-bench.log") 2>&1
-echo "== $(date -u +%F' '%T) $(nvidia-smi -L 2>/dev/null | head -1)"
+source "$(dirname "$0")/gpu-setup.sh" gpu-bench.log
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null
 for backend in cuda vulkan; do
   echo "== tessera-bench-aot, TESSERA_BACKEND=$backend"

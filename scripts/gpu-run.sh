@@ -4,15 +4,8 @@
 # through CUDA and through Vulkan at every conformance size, the conformance suite and the
 # runtime tests. Logs go to $OUT (or ./gpu-out).
 set -u
-out=${OUT:-gpu-out}
-mkdir -p "$out"
-for f in .gpu/debs/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 S=.gpu-stage
-status=0
-exec > >(tee "$out/gpu-run.log") 2>&1
-echo "== $(date -u +%F' '%T) $(nvidia-smi -L 2>/dev/null | head -1)"
+source "$(dirname "$0")/gpu-setup.sh" gpu-run.log
 echo "== tessera devices"
 $S/bin/tessera devices || status=1
 $S/bin/tessera devices --json > "$out/devices.json" || status=1
