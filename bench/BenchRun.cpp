@@ -259,8 +259,11 @@ Measurement run(Device &dev, const Package &pkg, const Problem &p, const Options
 }
 
 Status measureLaunchOverhead(Device &dev, const Problem &smallest, const PackageSource &packageFor, Report &report) {
+  // One program of work per launch: the loop is bound by the host, not by the device.
   Problem p = smallest;
   p.portable = false;
+  p.cols = p.block;
+  p.rows = 1;
   Result<Package> pkg = packageFor(p);
   if (!pkg) return pkg.status();
   Result<Module> module = dev.load(*pkg);
@@ -281,7 +284,11 @@ Status measureLaunchOverhead(Device &dev, const Problem &smallest, const Package
     if (Status s = kernel->launch(p.grid(), launchArgsOf0); !s) return s;
   if (Status s = dev.synchronize(); !s) return s;
   report.launchOverheadUs = msSince(t0) * 1e3 / kLaunches;
-  report.launchOverheadWhat = std::to_string(kLaunches) + " back-to-back launches of " + p.work + " (host wall / launch)";
+  report.launchOverheadWhat = std::to_string(kLaunches) + " back-to-back launches of " + p.kernel + " over one program of " +
+                              std::to_string(p.block) + " elements (host wall / launch)";
+  Result<double> raw = rawCudaLaunchMicros(dev, *kernel, p, kLaunches);
+  report.rawLaunchUs = raw ? *raw : 0;
+  report.rawLaunchWhat = raw ? "the same kernel and grid, cuLaunchKernel alone" : raw.status().message();
   return Status::success();
 }
 
@@ -300,6 +307,11 @@ void printRow(const Measurement &m) {
 
 void printSummary(const Report &r) {
   if (r.launchOverheadUs > 0) std::printf("launch overhead: %.1f us per launch (%s)\n", r.launchOverheadUs, r.launchOverheadWhat.c_str());
+  if (r.rawLaunchUs > 0)
+    std::printf("raw driver loop: %.1f us per launch (%s): the runtime takes %.2fx\n", r.rawLaunchUs,
+                r.rawLaunchWhat.c_str(), r.launchOverheadUs / r.rawLaunchUs);
+  else if (!r.rawLaunchWhat.empty())
+    std::printf("raw driver loop: not measured (%s)\n", r.rawLaunchWhat.c_str());
   for (const CompileTime &c : r.compile) {
     std::printf("compile %-24s trace %6.1f ms", c.stem.c_str(), c.traceMs);
     for (auto &[target, ms] : c.ms) std::printf("  %s %6.1f ms", target.c_str(), ms);
@@ -346,7 +358,8 @@ Status writeJson(const std::string &path, const Report &r) {
                   ", \"driver\": " + jsonString(r.driver) + ", \"date\": " + jsonString(utcNow()) +
                   ", \"seed\": " + std::to_string(r.seed) + ",\n  \"copy_gbps\": " + num(r.copyGBps) +
                   ", \"copy\": " + jsonString(r.copyWhat) + ", \"launch_overhead_us\": " + num(r.launchOverheadUs) +
-                  ", \"launch_overhead\": " + jsonString(r.launchOverheadWhat) + ",\n  \"copy_by_size\": [";
+                  ", \"launch_overhead\": " + jsonString(r.launchOverheadWhat) + ", \"raw_launch_us\": " + num(r.rawLaunchUs) +
+                  ", \"raw_launch\": " + jsonString(r.rawLaunchWhat) + ",\n  \"copy_by_size\": [";
   for (size_t i = 0; i < r.copyBySize.size(); ++i)
     j += std::string(i ? ", " : "") + "{\"bytes\": " + std::to_string(r.copyBySize[i].first) +
          ", \"gbps\": " + num(r.copyBySize[i].second) + "}";

@@ -50,6 +50,8 @@ struct Report {
   std::vector<std::pair<uint64_t, double>> copyBySize; // bytes, GB/s
   double launchOverheadUs = 0; // host time per launch, back to back, of the smallest problem
   std::string launchOverheadWhat;
+  double rawLaunchUs = 0;      // the same loop straight through the driver (CUDA), 0 = not measured
+  std::string rawLaunchWhat;   // how, or why not
   std::vector<Measurement> results;
   std::vector<CompileTime> compile;
 };
@@ -62,6 +64,10 @@ Status measureCopy(Device &dev, const Options &opt, Report &report);
 Measurement run(Device &dev, const Package &pkg, const Problem &p, const Options &opt, double copyGBps);
 /// Host time per launch of `p` launched back to back (the runtime's per-launch overhead).
 Status measureLaunchOverhead(Device &dev, const Problem &p, const PackageSource &packageFor, Report &report);
+
+/// Host time per launch of `kernel` (the add problem `p`) launched back to back with
+/// cuLaunchKernel alone (BenchRawCuda.cpp); Unsupported on other backends.
+Result<double> rawCudaLaunchMicros(Device &dev, const Kernel &kernel, const Problem &p, int launches);
 
 void printRow(const Measurement &m);
 void printSummary(const Report &report);
