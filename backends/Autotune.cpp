@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 namespace tessera {
@@ -25,6 +24,18 @@ std::string defaultCacheFile() {
   if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tessera/autotune.txt";
   if (const char *home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tessera/autotune.txt";
   return "";
+}
+
+/// The entries of a cache file: none when it is absent or not ours, and corrupt lines skipped.
+std::map<std::string, std::string> readCache(const std::string &file) {
+  std::map<std::string, std::string> entries;
+  std::ifstream in(file);
+  std::string line;
+  if (!in || !std::getline(in, line) || line != kCacheHeader) return entries;
+  while (std::getline(in, line))
+    if (size_t tab = line.find('\t'); tab != std::string::npos && tab != 0 && tab + 1 != line.size())
+      entries.emplace(line.substr(0, tab), line.substr(tab + 1));
+  return entries;
 }
 
 double median(std::vector<double> v) {
@@ -61,29 +72,14 @@ Autotuner::Autotuner(std::string cacheFile) : file_(cacheFile == "-" ? "" : cach
 void Autotuner::load() {
   if (loaded_) return;
   loaded_ = true;
-  if (file_.empty()) return;
-  std::ifstream in(file_);
-  std::string line;
-  if (!in || !std::getline(in, line) || line != kCacheHeader) return; // absent, or not ours: ignored
-  while (std::getline(in, line)) {
-    size_t tab = line.find('\t');
-    if (tab == std::string::npos || tab == 0 || tab + 1 == line.size()) continue; // a corrupt line
-    cache_.emplace(line.substr(0, tab), line.substr(tab + 1));
-  }
+  if (!file_.empty()) cache_ = readCache(file_);
 }
 
 Status Autotuner::save() {
   if (file_.empty()) return Status::success();
   // Entries another process wrote since this one read the file are kept (ours win on a tie).
   std::map<std::string, std::string> merged = cache_;
-  {
-    std::ifstream in(file_);
-    std::string line;
-    if (in && std::getline(in, line) && line == kCacheHeader)
-      while (std::getline(in, line))
-        if (size_t tab = line.find('\t'); tab != std::string::npos && tab != 0 && tab + 1 != line.size())
-          merged.emplace(line.substr(0, tab), line.substr(tab + 1));
-  }
+  merged.merge(readCache(file_));
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(file_).parent_path(), ec);
   const std::string tmp = file_ + ".tmp." + std::to_string(getpid());

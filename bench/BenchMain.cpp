@@ -143,40 +143,33 @@ int main(int argc, char **argv) {
   };
 #endif
 
-  if (compileOnly) {
 #ifdef TESSERA_BENCH_AOT
-    return std::fprintf(stderr, "tessera-bench-aot: --compile-only needs the compiler (tessera-bench)\n"), 2;
-#else
-    int failures = 0;
+  if (compileOnly) return std::fprintf(stderr, "tessera-bench-aot: --compile-only needs the compiler (tessera-bench)\n"), 2;
+#endif
+  int failures = 0;
+  if (compileOnly) {
     for (const Problem &p : work)
       if (Result<Package> pkg = packageFor(p); !pkg)
         ++failures, std::fprintf(stderr, "tessera-bench: %s: %s\n", p.work.c_str(), pkg.status().toString().c_str());
-    printSummary(report);
-    if (!opt.json.empty())
-      if (Status s = writeJson(opt.json, report); !s) return std::fprintf(stderr, "tessera-bench: %s\n", s.toString().c_str()), 2;
-    return failures ? 1 : 0;
-#endif
+  } else {
+    if (Status s = measureCopy(dev, opt, report); !s) {
+      std::fprintf(stderr, "tessera-bench: copy bandwidth not measured: %s\n", s.toString().c_str());
+    } else {
+      std::printf("device copy (read + write):");
+      for (auto [bytes, gbps] : report.copyBySize) std::printf("  %llu MiB %.0f GB/s", (unsigned long long)(bytes >> 20), gbps);
+      std::printf("\n");
+    }
+    for (const Problem &p : work) {
+      Result<Package> pkg = packageFor(p);
+      Measurement m = pkg ? run(dev, *pkg, p, opt, report.copyGBps) : Measurement{p, false, pkg.status().toString()};
+      if (!m.ok && !m.unsupported) ++failures;
+      printRow(m);
+      report.results.push_back(std::move(m));
+    }
+    if (!work.empty())
+      if (Status s = measureLaunchOverhead(dev, work.front(), packageFor, report); !s)
+        std::fprintf(stderr, "tessera-bench: launch overhead not measured: %s\n", s.toString().c_str());
   }
-  if (Status s = measureCopy(dev, opt, report); !s)
-    std::fprintf(stderr, "tessera-bench: copy bandwidth not measured: %s\n", s.toString().c_str());
-  else
-  {
-    std::printf("device copy (read + write):");
-    for (auto [bytes, gbps] : report.copyBySize) std::printf("  %llu MiB %.0f GB/s", (unsigned long long)(bytes >> 20), gbps);
-    std::printf("\n");
-  }
-
-  int failures = 0;
-  for (const Problem &p : work) {
-    Result<Package> pkg = packageFor(p);
-    Measurement m = pkg ? run(dev, *pkg, p, opt, report.copyGBps) : Measurement{p, false, pkg.status().toString()};
-    if (!m.ok && !m.unsupported) ++failures;
-    printRow(m);
-    report.results.push_back(std::move(m));
-  }
-  if (!work.empty())
-    if (Status s = measureLaunchOverhead(dev, work.front(), packageFor, report); !s)
-      std::fprintf(stderr, "tessera-bench: launch overhead not measured: %s\n", s.toString().c_str());
   printSummary(report);
   if (!opt.json.empty())
     if (Status s = writeJson(opt.json, report); !s) return std::fprintf(stderr, "tessera-bench: %s\n", s.toString().c_str()), 2;

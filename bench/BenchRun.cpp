@@ -3,13 +3,13 @@
 // device-timed launches, and the report.
 #include "BenchRun.hpp"
 
+#include "report/Report.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
-#include <fstream>
 
 namespace tessera::bench {
 
@@ -323,70 +323,50 @@ void printSummary(const Report &r) {
               unsupported, failed);
 }
 
-namespace {
-
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (uint8_t(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else out += c;
-  }
-  return out + "\"";
-}
-
-std::string num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", std::isfinite(v) ? v : 0.0);
-  return buf;
-}
-
-std::string utcNow() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-} // namespace
-
 Status writeJson(const std::string &path, const Report &r) {
-  std::string j = "{\n  \"device\": " + jsonString(r.device) + ", \"backend\": " + jsonString(r.backend) +
-                  ", \"driver\": " + jsonString(r.driver) + ", \"date\": " + jsonString(utcNow()) +
-                  ", \"seed\": " + std::to_string(r.seed) + ",\n  \"copy_gbps\": " + num(r.copyGBps) +
-                  ", \"copy\": " + jsonString(r.copyWhat) + ", \"launch_overhead_us\": " + num(r.launchOverheadUs) +
-                  ", \"launch_overhead\": " + jsonString(r.launchOverheadWhat) + ", \"raw_launch_us\": " + num(r.rawLaunchUs) +
-                  ", \"raw_launch\": " + jsonString(r.rawLaunchWhat) + ",\n  \"copy_by_size\": [";
-  for (size_t i = 0; i < r.copyBySize.size(); ++i)
-    j += std::string(i ? ", " : "") + "{\"bytes\": " + std::to_string(r.copyBySize[i].first) +
-         ", \"gbps\": " + num(r.copyBySize[i].second) + "}";
+  using conformance::appendJsonNumber;
+  using conformance::appendJsonString;
+  std::string j = "{\n  ";
+  // `"name": value, ` for a string, a number or an integer.
+  auto text = [&](const char *name, const std::string &v) { j += std::string("\"") + name + "\": ", appendJsonString(j, v), j += ", "; };
+  auto number = [&](const char *name, double v) { j += std::string("\"") + name + "\": ", appendJsonNumber(j, v), j += ", "; };
+  auto integer = [&](const char *name, uint64_t v) { j += std::string("\"") + name + "\": " + std::to_string(v) + ", "; };
+  auto close = [&](const char *closing) { j.resize(j.size() - 2), j += closing; }; // drops the last ", "
+  text("device", r.device); text("backend", r.backend); text("driver", r.driver);
+  text("date", conformance::utcTimestamp()); integer("seed", r.seed);
+  j += "\n  ";
+  number("copy_gbps", r.copyGBps); text("copy", r.copyWhat); number("launch_overhead_us", r.launchOverheadUs);
+  text("launch_overhead", r.launchOverheadWhat); number("raw_launch_us", r.rawLaunchUs); text("raw_launch", r.rawLaunchWhat);
+  j += "\n  \"copy_by_size\": [";
+  for (auto [bytes, gbps] : r.copyBySize) {
+    j += "{";
+    integer("bytes", bytes); number("gbps", gbps); close("}, ");
+  }
+  if (!r.copyBySize.empty()) j.resize(j.size() - 2);
   j += "],\n  \"results\": [";
-  for (size_t i = 0; i < r.results.size(); ++i) {
-    const Measurement &m = r.results[i];
+  for (const Measurement &m : r.results) {
     const Problem &p = m.problem;
-    j += std::string(i ? "," : "") + "\n    {\"work\": " + jsonString(p.work) + ", \"kernel\": " + jsonString(p.kernel) +
-         ", \"mode\": " + jsonString(p.mode()) + ", \"config\": " + jsonString(p.config()) +
-         ", \"bytes\": " + std::to_string(p.bytes()) + ", \"checked\": " + (m.ok ? "true" : "false") +
-         (m.ok ? "" : ", \"error\": " + jsonString(m.error)) + ", \"unsupported\": " + (m.unsupported ? "true" : "false") + ", \"median_ms\": " + num(m.medianMs) +
-         ", \"min_ms\": " + num(m.minMs) + ", \"gbps\": " + num(m.gbps) + ", \"copy_fraction\": " + num(m.copyFraction) +
-         ", \"extra_bytes\": " + std::to_string(m.extraBytes) + ", \"launches\": " + std::to_string(m.launches) +
-         ", \"argument_sets\": " + std::to_string(m.argumentSets) + ", \"max_error\": " + num(m.maxError) +
-         ", \"error_unit\": " + jsonString(m.checkUnit) + ", \"load_ms\": " + num(m.loadMs) +
-         ", \"first_launch_ms\": " + num(m.firstLaunchMs) + "}";
+    j += "\n    {";
+    text("work", p.work); text("kernel", p.kernel); text("mode", p.mode()); text("config", p.config());
+    integer("bytes", p.bytes());
+    j += std::string("\"checked\": ") + (m.ok ? "true" : "false") + ", \"unsupported\": " + (m.unsupported ? "true" : "false") + ", ";
+    if (!m.ok) text("error", m.error);
+    number("median_ms", m.medianMs); number("min_ms", m.minMs); number("gbps", m.gbps); number("copy_fraction", m.copyFraction);
+    integer("extra_bytes", m.extraBytes); integer("launches", uint64_t(m.launches)); integer("argument_sets", uint64_t(m.argumentSets));
+    number("max_error", m.maxError); text("error_unit", m.checkUnit); number("load_ms", m.loadMs);
+    number("first_launch_ms", m.firstLaunchMs); close("},");
   }
+  if (!r.results.empty()) j.pop_back();
   j += "\n  ],\n  \"compile\": [";
-  for (size_t i = 0; i < r.compile.size(); ++i) {
-    const CompileTime &c = r.compile[i];
-    j += std::string(i ? "," : "") + "\n    {\"kernel\": " + jsonString(c.stem) + ", \"trace_ms\": " + num(c.traceMs);
-    for (auto &[target, ms] : c.ms) j += ", " + jsonString(target + "_ms") + ": " + num(ms);
-    j += "}";
+  for (const CompileTime &c : r.compile) {
+    j += "\n    {";
+    text("kernel", c.stem); number("trace_ms", c.traceMs);
+    for (auto &[target, ms] : c.ms) number((target + "_ms").c_str(), ms);
+    close("},");
   }
+  if (!r.compile.empty()) j.pop_back();
   j += "\n  ]\n}\n";
-  std::ofstream f(path, std::ios::binary);
-  if (!f || !(f << j)) return Status(StatusCode::InvalidArgument, "cannot write " + path);
+  if (std::string e = conformance::writeFile(path, j); !e.empty()) return Status(StatusCode::InvalidArgument, e);
   return Status::success();
 }
 

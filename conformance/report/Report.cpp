@@ -227,8 +227,6 @@ std::pair<std::string, std::string> splitTarget(std::string_view target) {
 
 } // namespace detail
 
-namespace {
-
 void appendJsonString(std::string &out, std::string_view raw) {
   std::string s = detail::sanitizeUtf8(raw);
   out += '"';
@@ -252,7 +250,6 @@ void appendJsonString(std::string &out, std::string_view raw) {
   out += '"';
 }
 
-/// Shortest text that reads back as the same double; null when not finite (JSON has no inf).
 void appendJsonNumber(std::string &out, double v) {
   if (!std::isfinite(v)) {
     out += "null";
@@ -262,6 +259,8 @@ void appendJsonNumber(std::string &out, double v) {
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, ec == std::errc{} ? end : buf);
 }
+
+namespace {
 
 void appendField(std::string &out, const char *name, std::string_view value, bool comma = true) {
   out += '"';

@@ -92,6 +92,12 @@ inline constexpr size_t kTableCaseRows = 12;
 inline constexpr size_t kTableFailureLines = 10;
 std::string toTable(const Report &report, bool color);
 
+/// A JSON string (UTF-8 sanitized, escaped, quoted) appended to `out`; also for other JSON
+/// writers (tessera bench).
+void appendJsonString(std::string &out, std::string_view raw);
+/// The shortest text that reads back as the same double; null when not finite (JSON has no inf).
+void appendJsonNumber(std::string &out, double v);
+
 /// The current time, or `t`, as "2025-06-01T12:34:56Z".
 std::string utcTimestamp(std::chrono::system_clock::time_point t = std::chrono::system_clock::now());
 /// gethostname(), or "unknown".
