@@ -10,11 +10,12 @@
 namespace tessera::backend {
 
 /// A tile of shape d[0] x ... x d[r-1] (row major, the last dimension fastest) over `threads`
-/// threads. Along the last dimension each thread holds runs of `vec` contiguous elements (a
-/// 16-byte vector of 32-bit values when the tile is big enough); other dimensions hold one
-/// element per run. Threads are laid out innermost dimension first: t[r-1] threads side by side
-/// along the last dimension, then t[r-2] groups of them along the one before, and so on. Each
-/// thread repeats its pattern reps[k] times along dimension k. For thread `tid`:
+/// threads. Along the last dimension each thread holds runs of `vec` contiguous elements (up to
+/// `maxVec`: 16 bytes of the narrowest type the kernel loads or stores, so 4 f32 or 8 f16, when
+/// the tile is big enough); other dimensions hold one element per run. Threads are laid out
+/// innermost dimension first: t[r-1] threads side by side along the last dimension, then t[r-2]
+/// groups of them along the one before, and so on. Each thread repeats its pattern reps[k] times
+/// along dimension k. For thread `tid`:
 ///
 ///   tid[r-1] = tid % t[r-1],  tid[k] = (tid / (t[k+1] * ... * t[r-1])) % t[k]
 ///   coordinate k of a run  =  rep[k] * (size[k] * t[k]) + tid[k] * size[k]  (+ v on the last)

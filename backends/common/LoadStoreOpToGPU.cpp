@@ -37,13 +37,15 @@ Value wholeRunCondition(OpBuilder &b, Location loc, ValueRange offsets, ValueRan
   return cond;
 }
 
-/// Runs worth a wide access: more than one element of at least a byte, 16 bytes at most.
+/// Runs worth a wide access: the thread's runs of `layout.vec` elements cut into pieces of at most
+/// 16 bytes (both powers of two, so every piece stays aligned to its length); 1 when the elements
+/// are narrower than a byte or the run holds one element.
 int64_t runLength(const BlockedLayout &layout, Type elem, size_t elements) {
-  const int64_t vec = layout.vec;
-  if (vec < 2 || !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8 || vec * elem.getIntOrFloatBitWidth() > 128 ||
-      elements % size_t(vec) != 0)
+  if (layout.vec < 2 || !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8 ||
+      elements % size_t(layout.vec) != 0)
     return 1;
-  return vec;
+  const int64_t run = std::min<int64_t>(layout.vec, 128 / elem.getIntOrFloatBitWidth());
+  return run < 2 ? 1 : run;
 }
 
 struct LoadLowering final : OpConversionPattern<tile::LoadOp> {

@@ -28,9 +28,12 @@ struct TileLowering {
   mutable int64_t sharedBytes = 0; // shared memory allocated so far
   /// Portable numerics: float sums and scans in the canonical order (docs/numerics.md).
   bool portable = false;
+  /// Longest run of contiguous elements a thread holds (BlockedLayout::vec): 16 bytes of the
+  /// narrowest element type the kernel loads or stores, at least 4 (kernelRunLimit).
+  int64_t maxVec = 4;
 
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
-    return BlockedLayout::get(type.getShape(), threads);
+    return BlockedLayout::get(type.getShape(), threads, maxVec);
   }
   mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v) const;
   /// tid[k] * size(k) of this thread: its own offset along dimension k.
@@ -59,6 +62,11 @@ struct TileLowering {
                                        const BlockedLayout &srcLayout, const BlockedLayout &dstLayout,
                                        llvm::ArrayRef<int64_t> coef) const;
 };
+
+/// The run limit of a kernel: 16 bytes / the narrowest element (in bytes, at least 1) of its
+/// loads and stores, at least 4. One limit for every tile of the kernel, whatever its element
+/// type, so that values keep one layout through conversions (f16 loads, f32 math, f16 stores).
+int64_t kernelRunLimit(mlir::Operation *kernel);
 
 /// Row-major strides of a shape.
 llvm::SmallVector<int64_t, 4> stridesOf(llvm::ArrayRef<int64_t> shape);

@@ -48,6 +48,24 @@ TileTypeConverter::TileTypeConverter(const TileLowering &lowering) {
   });
 }
 
+int64_t kernelRunLimit(Operation *kernel) {
+  int64_t limit = 4;
+  auto consider = [&](Type t) {
+    auto tile = dyn_cast<RankedTensorType>(t);
+    if (!tile || !tile.getElementType().isIntOrFloat())
+      return;
+    int64_t bytes = std::max<int64_t>(1, tile.getElementType().getIntOrFloatBitWidth() / 8);
+    limit = std::max(limit, 16 / bytes);
+  };
+  kernel->walk([&](Operation *op) {
+    if (auto load = dyn_cast<tile::LoadOp>(op))
+      consider(load.getType());
+    else if (auto store = dyn_cast<tile::StoreOp>(op))
+      consider(store.getValue().getType());
+  });
+  return limit;
+}
+
 namespace {
 
 /// Moves `kernel` into a new gpu.func of `gpuModule` and lowers its tiles.
@@ -62,6 +80,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   if (auto w = kernel->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
     numWarps = uint32_t(w.getInt());
   bool portable = tile::isPortable(kernel);
+  const int64_t maxVec = kernelRunLimit(kernel);
   int64_t threads = int64_t(numWarps) * target.subgroupSize();
   if (threads > 1024)
     return kernel.emitOpError() << "num_warps " << numWarps << " x subgroup size " << target.subgroupSize()
@@ -114,6 +133,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
 
   TileLowering lowering{target, threads, tid, func};
   lowering.portable = portable && !faultInjected("reduce-order");
+  lowering.maxVec = maxVec;
   TileTypeConverter converter(lowering);
   RewritePatternSet patterns(ctx);
   populateGridOpToGPUPatterns(lowering, converter, patterns);
