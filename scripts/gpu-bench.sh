@@ -10,7 +10,15 @@ source "$(dirname "$0")/gpu-setup.sh" gpu-bench.log
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null
 for backend in cuda vulkan; do
   echo "== tessera-bench-aot, TESSERA_BACKEND=$backend"
+  # SM and memory clocks and the power state every 100 ms while the backend runs (Vulkan's
+  # bandwidth is far below CUDA's on the same buffers: are the clocks the same?).
+  nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,utilization.gpu --format=csv,noheader \
+    -lms 100 > "$out/clocks-$backend.csv" 2>/dev/null &
+  sampler=$!
   TESSERA_BACKEND=$backend $B/bin/tessera-bench-aot --packages=$B/pkgs --json="$out/bench-$backend.json" "$@" || status=1
+  kill $sampler 2>/dev/null; wait $sampler 2>/dev/null
+  echo "clocks while $backend ran (pstate, SM MHz, memory MHz: count of samples):"
+  cut -d, -f2-4 "$out/clocks-$backend.csv" | sort | uniq -c | sort -rn | head -5
 done
 echo "== anchors: PyTorch and Triton on the same GPU"
 PYTHONUNBUFFERED=1 python3 bench/anchors.py "$out/anchors.json" || status=1
