@@ -93,6 +93,8 @@ void populateReduceOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConve
                                    mlir::RewritePatternSet &patterns);
 void populateAtomicOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+void populateDotOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns);
 void populateLoadStoreOpToGPUPatterns(const TileLowering &lowering, mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns);
 

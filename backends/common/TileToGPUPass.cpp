@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 
 namespace tessera::backend {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -142,10 +143,13 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   populateShapeOpToGPUPatterns(lowering, converter, patterns);
   populateReduceOpToGPUPatterns(lowering, converter, patterns);
   populateAtomicOpToGPUPatterns(lowering, converter, patterns);
+  populateDotOpToGPUPatterns(lowering, converter, patterns);
   ConversionTarget legal(*ctx);
   legal.addIllegalDialect<tile::TileDialect>();
   legal.addLegalOp<tile::PushConstantOp, tile::BufferAtomicOp>();
   legal.markUnknownOpDynamicallyLegal([](Operation *op) { return !touchesTiles(op); });
+  // Loops (tl::for_range) carrying tiles carry each thread's scalars instead (1:N).
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, legal);
   if (failed(applyPartialConversion(func, legal, std::move(patterns))))
     return failure();
   func->setAttr(kSharedBytesAttr, b.getI32IntegerAttr(int32_t(lowering.sharedBytes)));

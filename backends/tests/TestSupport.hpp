@@ -109,6 +109,26 @@ struct NamedKernel {
   std::string label;
   TracedKernel kernel;
 };
+/// c[M x N] = a[M x K] @ b[K x N] (row-major, T in, Acc out), BM x BN per program, k in steps
+/// of BK through tl::for_range; every load masked at the ragged edges.
+template <class T, class Acc>
+inline Result<TracedKernel> traceMatmul(int BM, int BN, int BK, Numerics mode, uint32_t warps = 4) {
+  auto matmul = [=](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<Acc> c, tl::Scalar<int32_t> M, tl::Scalar<int32_t> N,
+                    tl::Scalar<int32_t> K) {
+    tl::Tile rm = tl::program_id(0) * BM + tl::arange(0, BM), rn = tl::program_id(1) * BN + tl::arange(0, BN);
+    tl::Tile rows = tl::expand_dims(rm, 1), cols = tl::expand_dims(rn, 0);
+    tl::Tile acc = tl::for_range(0, K, BK, tl::zeros({BM, BN}, DTypeOf<Acc>::value), [&](const tl::Tile &k, const tl::Tile &acc) {
+      tl::Tile rk = k + tl::arange(0, BK);
+      tl::Tile ka = tl::expand_dims(rk, 0), kb = tl::expand_dims(rk, 1);
+      tl::Tile x = tl::load(a + rows * K + ka, (rows < M) & (ka < K), 0);
+      tl::Tile y = tl::load(b + kb * N + cols, (kb < K) & (cols < N), 0);
+      return tl::dot(x, y, acc);
+    });
+    tl::store(c + rows * N + cols, acc, (rows < M) & (cols < N));
+  };
+  return trace("matmul", matmul, {.numWarps = warps, .argNames = {"a", "b", "c", "M", "N", "K"}, .numerics = mode});
+}
+
 inline std::vector<NamedKernel> artifactKernels() {
   std::vector<NamedKernel> out;
   for (int block : {128, 1024})
@@ -118,6 +138,9 @@ inline std::vector<NamedKernel> artifactKernels() {
   out.push_back({"masked_scale", require(traceMaskedScale(), "trace masked_scale")});
   out.push_back({"int_mix", require(traceIntMix(), "trace int_mix")});
   out.push_back({"small_tile", require(traceSmallTile(), "trace small_tile")});
+  out.push_back({"matmul f16 fast", require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "trace matmul")});
+  out.push_back({"matmul f32 portable", require(traceMatmul<float, float>(32, 32, 16, Numerics::Portable), "trace matmul")});
+  out.push_back({"matmul i8 fast", require(traceMatmul<int8_t, int32_t>(32, 32, 32, Numerics::Fast), "trace matmul")});
   return out;
 }
 

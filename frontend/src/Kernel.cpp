@@ -5,6 +5,7 @@
 #include "Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -40,7 +41,7 @@ func::FuncOp KernelImpl::kernelFunc() const {
 
 std::shared_ptr<MLIRContext> makeTileContext() {
   auto ctx = std::make_shared<MLIRContext>(MLIRContext::Threading::DISABLED);
-  ctx->loadDialect<tile::TileDialect, arith::ArithDialect, func::FuncDialect, math::MathDialect>();
+  ctx->loadDialect<tile::TileDialect, arith::ArithDialect, func::FuncDialect, math::MathDialect, scf::SCFDialect>();
   return ctx;
 }
 

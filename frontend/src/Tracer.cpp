@@ -34,7 +34,13 @@ const TVal &TraceState::get(uint32_t id, SourceLoc l) {
   if (id >= values.size())
     fail(l, "this tile was not produced by the kernel being traced (a default-constructed tl::Tile, or "
             "one kept from another trace); make it with a tile-language operation inside this kernel");
-  return values[id];
+  const TVal &v = values[id];
+  // A tile made inside a for_range body lives only there (its region), like a C++ local.
+  if (mlir::Block *here = builder.getInsertionBlock())
+    if (mlir::Region *home = mlir::Value(v.value).getParentRegion(); home && !home->isAncestor(here->getParent()))
+      fail(l, "this tile was made inside a for_range body and is used after the loop; return it as part of the "
+              "loop's state to use it outside");
+  return v;
 }
 
 static thread_local TraceState *current = nullptr;

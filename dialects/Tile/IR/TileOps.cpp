@@ -139,6 +139,27 @@ LogicalResult TransOp::verify() {
   return success();
 }
 
+LogicalResult DotOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType()), b = cast<RankedTensorType>(getB().getType());
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError() << "needs 2-D tiles, got " << a << ", " << b << " and " << acc;
+  if (a.getDimSize(1) != b.getDimSize(0) || acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != b.getDimSize(1))
+    return emitOpError() << "shapes do not chain: " << a << " x " << b << " -> " << acc << " (M x K, K x N, M x N)";
+  for (int64_t d : {a.getDimSize(0), a.getDimSize(1), b.getDimSize(1)})
+    if (d < 16 || !llvm::isPowerOf2_64(uint64_t(d)))
+      return emitOpError() << "dimension " << d << " is not a power of two of at least 16";
+  Type in = a.getElementType(), out = acc.getElementType();
+  if (b.getElementType() != in)
+    return emitOpError() << "operands have different element types: " << in << " and " << b.getElementType();
+  bool ok = (in.isF32() && out.isF32()) || ((in.isF16() || in.isBF16()) && out.isF32()) ||
+            (in.isInteger(8) && out.isInteger(32));
+  if (!ok)
+    return emitOpError() << in << " x " << in << " -> " << out
+                         << " is not a dot type; use f32 -> f32, f16 or bf16 -> f32, i8 -> i32";
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   int64_t axis = int32_t(getAxis());

@@ -276,6 +276,28 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "matrix product of two 2-D tiles, added to an accumulator";
+  let description = [{
+    `result[m, n] = acc[m, n] + sum over k of a[m, k] * b[k, n]` for `a` of M x K, `b` of K x N
+    and `acc` of M x N, each dimension a power of two of at least 16. Element types:
+    f32 x f32 -> f32, f16 x f16 -> f32, bf16 x bf16 -> f32 and i8 x i8 -> i32 (signed, wrapping).
+
+    In portable mode the order is fixed: for each element, starting from `acc`, k = 0, 1, ...,
+    K - 1 in turn adds the product a[m, k] * b[k, n] rounded to the accumulator type (exact for
+    f16 and bf16 inputs short of underflow), each addition rounded (no fused multiply-add).
+    In fast mode the order and fusion are the target's (FMA, tensor cores).
+
+    ```mlir
+    %c = tile.dot %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$a, Tile_AnyTile:$b, Tile_AnyTile:$acc);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ScanOp : Tile_Op<"scan", [Pure, SameOperandsAndResultType]> {
   let summary = "inclusive prefix sum along one axis";
   let description = [{

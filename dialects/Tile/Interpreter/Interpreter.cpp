@@ -10,12 +10,15 @@
 #include "Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <functional>
+#include <map>
 
 using namespace mlir;
 
@@ -28,7 +31,7 @@ namespace {
 struct Instr {
   enum Kind : uint8_t {
     Elementwise, ProgramId, NumPrograms, Arange, Splat, Load, Store, AtomicRMW, AtomicCAS,
-    Broadcast, ExpandDims, Reshape, Trans, Reduce, Scan, Return,
+    Broadcast, ExpandDims, Reshape, Trans, Reduce, Scan, Dot, For, EndFor, Return,
   };
   Kind kind;
   Operation *op;
@@ -36,6 +39,12 @@ struct Instr {
   std::vector<int> operands; // slots of the op's operands (-1 for a buffer argument)
   std::vector<int> results;  // slots of its results
   std::vector<int> release;  // slots whose last use is this op
+  // scf.for is two instructions around its body: For (operands lb, ub, step, inits; results the
+  // loop's results; `body` the induction variable's slot, then the carried values' slots) and
+  // EndFor (operands: the yielded values). `partner` is the index of the other one.
+  std::vector<int> body;
+  size_t partner = 0;
+  std::vector<size_t> loops; // indices of the For instructions around this one, outermost first
 };
 
 struct Prepared {
@@ -131,10 +140,57 @@ Result<Prepared> prepare(func::FuncOp f) {
       return Status(StatusCode::Unsupported, "kernel '" + p.name + "' has a scalar argument the interpreter cannot hold");
     p.argSlots.push_back(newSlot(a));
   }
-  for (Operation &opRef : body) {
+  std::vector<size_t> loops; // the For instructions enclosing the ops being prepared
+  std::function<Status(Block &)> prepareBlock = [&](Block &block) -> Status {
+  for (Operation &opRef : block) {
     Operation *op = &opRef;
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      Instr in;
+      in.kind = Instr::For;
+      in.op = op;
+      in.loops = loops;
+      for (Value v : op->getOperands()) {
+        auto it = slotOf.find(v);
+        if (it == slotOf.end() || !elemOf(v.getType()))
+          return unsupported(op, "an operand the interpreter cannot hold");
+        in.operands.push_back(it->second);
+      }
+      for (Value v : loop.getBody()->getArguments()) {
+        if (!elemOf(v.getType()))
+          return unsupported(op, "a loop value the interpreter cannot hold");
+        int slot = newSlot(v);
+        p.slots[slot].elem = *elemOf(v.getType());
+        p.slots[slot].shape = shapeOf(v.getType());
+        in.body.push_back(slot);
+      }
+      for (Value r : op->getResults()) {
+        int slot = newSlot(r);
+        p.slots[slot].elem = *elemOf(r.getType());
+        p.slots[slot].shape = shapeOf(r.getType());
+        in.results.push_back(slot);
+      }
+      size_t begin = p.instrs.size();
+      p.instrs.push_back(std::move(in));
+      loops.push_back(begin);
+      if (Status s = prepareBlock(*loop.getBody()); !s)
+        return s;
+      loops.pop_back();
+      Instr end;
+      end.kind = Instr::EndFor;
+      end.op = loop.getBody()->getTerminator();
+      end.loops = loops;
+      end.loops.push_back(begin);
+      for (Value v : end.op->getOperands())
+        end.operands.push_back(slotOf.at(v));
+      end.partner = begin;
+      p.instrs[begin].partner = p.instrs.size();
+      p.instrs.push_back(std::move(end));
+      continue;
+    }
+    if (isa<scf::YieldOp>(op))
+      return Status(); // EndFor, made by the loop
     if (op->getNumRegions())
-      return unsupported(op, "ops with regions are not interpreted");
+      return unsupported(op, "ops with regions other than scf.for are not interpreted");
     for (Type t : op->getResultTypes())
       if (!elemOf(t))
         return unsupported(op, "its result type is not a scalar or tile of i1, i8, i16, i32, i64, f16, bf16, f32 or f64");
@@ -172,6 +228,7 @@ Result<Prepared> prepare(func::FuncOp f) {
     else if (isa<tile::TransOp>(op)) in.kind = Instr::Trans;
     else if (isa<tile::ReduceOp>(op)) in.kind = Instr::Reduce;
     else if (isa<tile::ScanOp>(op)) in.kind = Instr::Scan;
+    else if (isa<tile::DotOp>(op)) in.kind = Instr::Dot;
     else if (std::optional<ElementwiseOp> e = elementwiseOpFor(op)) {
       in.kind = Instr::Elementwise;
       in.elementwise = *e;
@@ -199,15 +256,32 @@ Result<Prepared> prepare(func::FuncOp f) {
       p.slots[s].shape = shapeOf(r.getType());
       in.results.push_back(s);
     }
+    in.loops = loops;
     p.instrs.push_back(std::move(in));
     if (p.instrs.back().kind == Instr::Return)
       break;
   }
-  // Free each per-program value after its last use (tiles may hold 2^20 elements).
+  return Status();
+  };
+  if (Status s = prepareBlock(body); !s)
+    return s;
+  // Free each per-program value after its last use (tiles may hold 2^20 elements). A value
+  // used inside a loop it was made outside of lives until that loop ends (EndFor releases only
+  // when the loop exits).
+  std::vector<int> defined(p.slots.size(), -1);
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
+    for (int s : p.instrs[i].results) defined[s] = int(i);
+    for (int s : p.instrs[i].body) defined[s] = int(i);
+  }
   std::vector<int> lastUse(p.slots.size(), -1);
   for (size_t i = 0; i < p.instrs.size(); ++i)
-    for (int s : p.instrs[i].operands)
-      if (s >= 0) lastUse[s] = int(i);
+    for (int s : p.instrs[i].operands) {
+      if (s < 0) continue;
+      lastUse[s] = std::max(lastUse[s], int(i));
+      for (size_t f : p.instrs[i].loops)
+        if (defined[s] < int(f))
+          lastUse[s] = std::max(lastUse[s], int(p.instrs[f].partner));
+    }
   for (size_t s = 0; s < p.slots.size(); ++s)
     if (lastUse[s] >= 0 && !p.isConstant[s])
       p.instrs[lastUse[s]].release.push_back(int(s));
@@ -232,6 +306,7 @@ private:
   void transpose(Instr &in);
   void reduce(Instr &in);
   void scan(Instr &in);
+  void dot(Instr &in);
 
   TileValue &at(int slot) { return p.slots[slot]; }
   /// The buffer argument of a pointer operand.
@@ -244,6 +319,7 @@ private:
   Grid grid;
   bool shadow;
   uint32_t pid[3] = {0, 0, 0};
+  std::map<size_t, std::pair<int64_t, int64_t>> loopBounds; // For index -> (upper bound, step)
 };
 
 Status Machine::runProgram(uint32_t x, uint32_t y, uint32_t z) {
@@ -254,13 +330,48 @@ Status Machine::runProgram(uint32_t x, uint32_t y, uint32_t z) {
     v.bits.assign(1, args[i].scalarBits() & lowMask(widthOf(v.elem)));
     v.shadow.clear();
   }
-  for (Instr &in : p.instrs) {
-    if (in.kind == Instr::Return) break;
-    if (Status s = step(in); !s) return s;
+  auto releaseAfter = [&](const Instr &in) {
     for (int s : in.release) {
       at(s).bits = {};
       at(s).shadow = {};
     }
+  };
+  auto i32At = [&](int slot) { return int64_t(signExtend(at(slot).bits[0], 32)); };
+  for (size_t pc = 0; pc < p.instrs.size();) {
+    Instr &in = p.instrs[pc];
+    if (in.kind == Instr::Return) break;
+    if (in.kind == Instr::For) {
+      // operands: lb, ub, step, inits; body: the induction variable, then the carried values
+      int64_t lb = i32At(in.operands[0]), ub = i32At(in.operands[1]);
+      loopBounds[pc] = {ub, i32At(in.operands[2])};
+      for (size_t k = 3; k < in.operands.size(); ++k)
+        (lb < ub ? at(in.body[k - 2]) : at(in.results[k - 3])) = at(in.operands[k]);
+      at(in.body[0]).bits.assign(1, uint64_t(uint32_t(int32_t(lb))));
+      releaseAfter(in);
+      pc = lb < ub ? pc + 1 : in.partner + 1;
+      continue;
+    }
+    if (in.kind == Instr::EndFor) {
+      const Instr &loop = p.instrs[in.partner];
+      std::vector<TileValue> next;
+      for (int s : in.operands) next.push_back(at(s));
+      auto [ub, stepBy] = loopBounds[in.partner];
+      int64_t i = i32At(loop.body[0]) + stepBy; // no i32 wrap: bounds and step are i32
+      bool again = i < ub;
+      for (size_t k = 0; k < next.size(); ++k)
+        at(again ? loop.body[k + 1] : loop.results[k]) = std::move(next[k]);
+      if (again) {
+        at(loop.body[0]).bits.assign(1, uint64_t(uint32_t(int32_t(i))));
+        pc = in.partner + 1;
+        continue;
+      }
+      releaseAfter(in);
+      ++pc;
+      continue;
+    }
+    if (Status s = step(in); !s) return s;
+    releaseAfter(in);
+    ++pc;
   }
   return Status();
 }
@@ -316,6 +427,9 @@ Status Machine::step(Instr &in) {
   case Instr::Trans: transpose(in); return Status();
   case Instr::Reduce: reduce(in); return Status();
   case Instr::Scan: scan(in); return Status();
+  case Instr::Dot: dot(in); return Status();
+  case Instr::For:
+  case Instr::EndFor:
   case Instr::Return: return Status();
   }
   return Status();
@@ -487,6 +601,40 @@ void Machine::broadcast(Instr &in) {
   for (size_t d = 0; d < s.shape.size(); ++d)
     if (s.shape[d] == 1) stride[d] = 0; // a size-1 dimension repeats
   gather(s, r, stride, shadow);
+}
+
+/// tile.dot in the portable order: per element, from acc, k = 0, 1, ... adds the product rounded
+/// to the accumulator type, each sum rounded (no fusion; this file is built without contraction).
+void Machine::dot(Instr &in) {
+  const TileValue &a = at(in.operands[0]), &b = at(in.operands[1]), &acc = at(in.operands[2]);
+  TileValue &r = at(in.results[0]);
+  const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
+  const bool isFloat = isFloatElem(acc.elem), withShadow = shadow && isFloat;
+  std::vector<uint64_t> bits(size_t(M * N));
+  std::vector<double> sh(withShadow ? bits.size() : 0);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      size_t o = size_t(m * N + n);
+      if (isFloat) {
+        float c = f32Of(acc.bits[o]);
+        double cs = withShadow ? shadowAt(acc, o) : 0;
+        for (int64_t k = 0; k < K; ++k) {
+          size_t ia = size_t(m * K + k), ib = size_t(k * N + n);
+          float p = floatOf(a.elem, a.bits[ia]) * floatOf(b.elem, b.bits[ib]);
+          c = c + p;
+          if (withShadow) cs += shadowAt(a, ia) * shadowAt(b, ib);
+        }
+        bits[o] = bitsOf(c);
+        if (withShadow) sh[o] = cs;
+      } else { // i8 x i8 -> i32, wrapping
+        uint32_t c = uint32_t(acc.bits[o]);
+        for (int64_t k = 0; k < K; ++k)
+          c += uint32_t(int32_t(signExtend(a.bits[size_t(m * K + k)], 8)) * int32_t(signExtend(b.bits[size_t(k * N + n)], 8)));
+        bits[o] = c;
+      }
+    }
+  r.bits = std::move(bits);
+  r.shadow = std::move(sh);
 }
 
 void Machine::transpose(Instr &in) {

@@ -343,6 +343,47 @@ Tile argmin(const Tile &x, int axis, bool keepDims = false, SourceLoc loc = Sour
 /// Inclusive prefix sum along `axis` (same accumulation types as sum).
 Tile cumsum(const Tile &x, int axis = 0, SourceLoc loc = SourceLoc::current());
 
+// ---- matrix products --------------------------------------------------------------------------
+
+/// acc + a @ b for 2-D tiles a (M x K), b (K x N) and acc (M x N), each dimension a power of two
+/// of at least 16: f32 x f32 -> f32, f16 x f16 -> f32, bf16 x bf16 -> f32, i8 x i8 -> i32.
+/// Portable mode fixes the order (k = 0, 1, ... added one rounded product at a time, no fused
+/// multiply-add: docs/numerics.md); fast mode lets the target fuse and use tensor cores. Mask
+/// ragged edges when loading (other = 0): the product of a zero row or column adds nothing.
+Tile dot(const Tile &a, const Tile &b, const Tile &acc, SourceLoc loc = SourceLoc::current());
+/// a @ b with a zero accumulator (f32, or i32 for i8 operands).
+Tile dot(const Tile &a, const Tile &b, SourceLoc loc = SourceLoc::current());
+
+// ---- loops -----------------------------------------------------------------------------------
+
+/// A loop bound: an i32 scalar (an argument, program_id, arithmetic on them) or a C++ integer.
+struct Bound {
+  Bound(const Tile &t) : tile(t.id()), isTile(true) {}
+  template <class T>
+    requires std::is_integral_v<T>
+  Bound(T v) : value(int64_t(v)) {}
+  uint32_t tile = ~0u;
+  bool isTile = false;
+  int64_t value = 0;
+};
+
+/// A loop that runs on the device: for (i = lo; i < hi; i += step) state = body(i, state).
+/// `i` is an i32 scalar; `state` is the tiles carried from one iteration to the next (a running
+/// accumulator, a row maximum, ...): `body` returns the next state, the same number of tiles
+/// with the same shapes and dtypes. Gives the final state (`init` when the loop runs no
+/// iteration). `step` is a positive C++ integer. Tiles made inside `body` exist only there:
+/// carry out what is needed through the state. A C++ `for` around tile code, by contrast,
+/// repeats the code in the kernel (use it for short loops over constants).
+///
+///   tl::Tile acc = tl::for_range(0, K, BLOCK_K, tl::zeros({BM, BN}, DType::F32),
+///       [&](tl::Tile k, tl::Tile acc) { return tl::dot(loadA(k), loadB(k), acc); });
+using LoopBody = std::function<std::vector<Tile>(const Tile &i, const std::vector<Tile> &state)>;
+std::vector<Tile> for_range(Bound lo, Bound hi, int64_t step, const std::vector<Tile> &init, const LoopBody &body,
+                            SourceLoc loc = SourceLoc::current());
+/// The same with one tile of state.
+Tile for_range(Bound lo, Bound hi, int64_t step, const Tile &init, const std::function<Tile(const Tile &i, const Tile &state)> &body,
+               SourceLoc loc = SourceLoc::current());
+
 // ---- random numbers (Philox 4x32-10: the same bits on every backend) ------------------------
 
 /// Counter-based random numbers: element i depends only on (seed, offsets[i]), so a kernel

@@ -1,0 +1,229 @@
+// tl::for_range and tl::dot: tracing and its errors, the interpreter's order, and a tiled matmul
+// over ragged shapes on every device present, for every operand type: portable results
+// bit-identical to the interpreter, fast results within the error bound of a float64 product.
+#include "TestSupport.hpp"
+
+#include "tessera/interpreter.hpp"
+
+#include <cmath>
+#include <cstring>
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+template <class T> T drawValue(std::mt19937 &rng) {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    return int8_t(std::uniform_int_distribution<int>(-128, 127)(rng));
+  } else {
+    float v = std::uniform_real_distribution<float>(-2.f, 2.f)(rng);
+    if constexpr (std::is_same_v<T, float>) return v;
+    else return T::fromFloat(v);
+  }
+}
+template <class T> double valueOf(T v) {
+  if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, float>) return double(v);
+  else return double(v.toFloat());
+}
+
+struct Shape {
+  int M, N, K;
+};
+
+/// Runs the matmul on every device and checks it, for one operand type and mode.
+template <class T, class Acc> void checkMatmul(Numerics mode, Shape s, int BM, int BN, int BK) {
+  const uint32_t seed = freshSeed();
+  std::mt19937 rng(seed);
+  std::vector<T> a(size_t(s.M) * s.K), b(size_t(s.K) * s.N);
+  for (T &v : a) v = drawValue<T>(rng);
+  for (T &v : b) v = drawValue<T>(rng);
+  TracedKernel kernel = require(traceMatmul<T, Acc>(BM, BN, BK, mode), "trace");
+  Grid grid{uint32_t((s.M + BM - 1) / BM), uint32_t((s.N + BN - 1) / BN)};
+
+  HostBuffer golden(DTypeOf<Acc>::value, size_t(s.M) * s.N);
+  HostBuffer ha = HostBuffer::of(a), hb = HostBuffer::of(b);
+  Status run = interpret(kernel, grid, {ha, hb, golden, s.M, s.N, s.K});
+  REQUIRE_MESSAGE(run.ok(), run.toString());
+  const Acc *want = golden.data<Acc>();
+
+  // The float64 product, and Σ|a||b| per element for the fast-mode bound.
+  std::vector<double> exact(golden.count()), magnitude(golden.count());
+  for (int m = 0; m < s.M; ++m)
+    for (int n = 0; n < s.N; ++n) {
+      double sum = 0, mag = 0;
+      for (int k = 0; k < s.K; ++k) {
+        double p = valueOf(a[size_t(m) * s.K + k]) * valueOf(b[size_t(k) * s.N + n]);
+        sum += p, mag += std::fabs(p);
+      }
+      exact[size_t(m) * s.N + n] = sum, magnitude[size_t(m) * s.N + n] = mag;
+    }
+  // The interpreter itself: integers exact; floats within K roundings of the sum's magnitude.
+  for (size_t i = 0; i < exact.size(); ++i) {
+    if constexpr (std::is_same_v<Acc, int32_t>)
+      REQUIRE_MESSAGE(double(want[i]) == exact[i], "interpreter [" << i << "] seed " << seed);
+    else
+      REQUIRE_MESSAGE(std::fabs(double(want[i]) - exact[i]) <= s.K * 0x1p-24 * magnitude[i],
+                      "interpreter [" << i << "] = " << want[i] << ", exact " << exact[i] << " seed " << seed);
+  }
+
+  Result<std::shared_ptr<Runtime>> rt = Runtime::create();
+  REQUIRE(rt.ok());
+  bool any = false;
+  for (const DeviceInfo &d : (*rt)->devices())
+    for (const BackendInfo &bi : d.backends) {
+      std::shared_ptr<Device> dev = require((*rt)->open(d.index, bi.backend), "open");
+      Result<Package> pkg = compile(kernel, dev->target());
+      if (!pkg && pkg.status().code() == StatusCode::Unsupported) {
+        MESSAGE(dev->describe() << ": " << pkg.status().toString());
+        continue;
+      }
+      Module loaded = require(dev->load(require(std::move(pkg), "compile")), "load");
+      Kernel k = require(loaded.kernel("matmul"), "kernel");
+      Buffer da = require(dev->allocate(DTypeOf<T>::value, a.size()), "allocate");
+      Buffer db = require(dev->allocate(DTypeOf<T>::value, b.size()), "allocate");
+      Buffer dc = require(dev->allocate(DTypeOf<Acc>::value, golden.count()), "allocate");
+      REQUIRE(da.upload(std::span<const T>(a)).ok());
+      REQUIRE(db.upload(std::span<const T>(b)).ok());
+      std::vector<uint8_t> poison(dc.bytes(), 0xFF);
+      REQUIRE(dc.upload(poison.data(), poison.size()).ok());
+      Status launched = k.launch(grid, {da, db, dc, s.M, s.N, s.K});
+      REQUIRE_MESSAGE(launched.ok(), launched.toString());
+      std::vector<Acc> got(golden.count());
+      REQUIRE(dc.download(std::span<Acc>(got)).ok());
+      size_t bad = 0;
+      std::string first;
+      for (size_t i = 0; i < got.size(); ++i) {
+        bool ok;
+        if (mode == Numerics::Portable || std::is_same_v<Acc, int32_t>)
+          ok = std::memcmp(&got[i], &want[i], sizeof(Acc)) == 0;
+        else // fast: any order, fused or not
+          ok = std::fabs(double(got[i]) - exact[i]) <= s.K * 0x1p-23 * magnitude[i];
+        if (!ok && bad++ < 4)
+          first += " [" + std::to_string(i) + "] " + std::to_string(double(got[i])) + " vs " + std::to_string(double(want[i]));
+      }
+      CHECK_MESSAGE(bad == 0, dev->describe() << " " << toString(mode) << " " << s.M << "x" << s.N << "x" << s.K << ": " << bad
+                                              << " of " << got.size() << " wrong (seed " << seed << "):" << first);
+      any = true;
+    }
+  if (!any)
+    skipTest("no device present: the matmul was checked on the interpreter only");
+}
+
+} // namespace
+
+TEST_CASE("for_range carries tiles through a device loop and the interpreter runs it") {
+  // out[i] = Σ_{k < n, step 3} (k + i): a loop whose trip count is a kernel argument.
+  auto kernel = [](tl::Ptr<int32_t> out, tl::Scalar<int32_t> n) {
+    tl::Tile i = tl::arange(0, 64);
+    std::vector<tl::Tile> st = tl::for_range(0, n, 3, {tl::zeros({64}, DType::I32), tl::zeros({}, DType::I32)},
+                                             [&](const tl::Tile &k, const std::vector<tl::Tile> &s) {
+                                               return std::vector<tl::Tile>{s[0] + (i + k), s[1] + 1};
+                                             });
+    tl::store(out + i, st[0] * 1000 + st[1]);
+  };
+  TracedKernel k = require(trace("loop", kernel), "trace");
+  CHECK(contains(k.tileIR(), "scf.for"));
+  for (int32_t n : {0, 1, 7, 30}) {
+    HostBuffer out(DType::I32, 64);
+    REQUIRE(interpret(k, {1}, {out, n}).ok());
+    int32_t trips = n > 0 ? (n + 2) / 3 : 0;
+    for (int32_t i = 0; i < 64; ++i) {
+      int32_t sum = 0;
+      for (int32_t kk = 0; kk < n; kk += 3) sum += kk + i;
+      CHECK(out.data<int32_t>()[i] == sum * 1000 + trips);
+    }
+  }
+}
+
+TEST_CASE("for_range and dot report mistakes at the user's line") {
+  auto errorOf = [](auto fn) {
+    Result<TracedKernel> k = trace("bad", fn);
+    REQUIRE_FALSE(k.ok());
+    return k.status().message();
+  };
+  std::string escaped = errorOf([](tl::Ptr<float> out) {
+    tl::Tile inner;
+    tl::Tile r = tl::for_range(0, 4, 1, tl::zeros({16}, DType::F32), [&](const tl::Tile &, const tl::Tile &s) {
+      inner = s + 1.0f;
+      return inner;
+    });
+    tl::store(out + tl::arange(0, 16), inner + r);
+  });
+  CHECK(contains(escaped, "DotTests.cpp:"));
+  CHECK(contains(escaped, "inside a for_range body"));
+  CHECK(contains(errorOf([](tl::Ptr<float> out) {
+    tl::Tile r = tl::for_range(0, 4, 1, tl::zeros({16}, DType::F32),
+                               [&](const tl::Tile &, const tl::Tile &s) { return tl::cast(s, DType::F16); });
+    tl::store(out + tl::arange(0, 16), r);
+  }), "the state keeps its shape and dtype"));
+  CHECK(contains(errorOf([](tl::Ptr<float> out) {
+    tl::Tile r = tl::for_range(0, 4, 0, tl::zeros({16}, DType::F32), [&](const tl::Tile &, const tl::Tile &s) { return s; });
+    tl::store(out + tl::arange(0, 16), r);
+  }), "must be a positive"));
+  CHECK(contains(errorOf([](tl::Ptr<float> out) {
+    tl::Tile r = tl::dot(tl::zeros({16, 32}, DType::F32), tl::zeros({16, 16}, DType::F32));
+    tl::store(out + tl::reshape(tl::arange(0, 256), {16, 16}), r);
+  }), "inner dimensions differ"));
+  CHECK(contains(errorOf([](tl::Ptr<float> out) {
+    tl::Tile r = tl::dot(tl::zeros({8, 16}, DType::F32), tl::zeros({16, 16}, DType::F32));
+    tl::store(out + tl::reshape(tl::arange(0, 128), {8, 16}), r);
+  }), "at least 16"));
+  CHECK(contains(errorOf([](tl::Ptr<float> out) {
+    tl::Tile r = tl::dot(tl::zeros({16, 16}, DType::F16), tl::zeros({16, 16}, DType::F32));
+    tl::store(out + tl::reshape(tl::arange(0, 256), {16, 16}), r);
+  }), "same dtype"));
+  CHECK(contains(errorOf([](tl::Ptr<float> out) {
+    tl::Tile r = tl::dot(tl::zeros({16, 16}, DType::I32), tl::zeros({16, 16}, DType::I32));
+    tl::store(out + tl::reshape(tl::arange(0, 256), {16, 16}), tl::cast(r, DType::F32));
+  }), "no i32 form"));
+  CHECK(contains(errorOf([](tl::Ptr<float> out) {
+    tl::Tile r = tl::dot(tl::zeros({16, 16}, DType::F16), tl::zeros({16, 16}, DType::F16), tl::zeros({16, 16}, DType::F16));
+    tl::store(out + tl::reshape(tl::arange(0, 256), {16, 16}), tl::cast(r, DType::F32));
+  }), "accumulator"));
+}
+
+TEST_CASE("the interpreter's dot adds k = 0, 1, ... in order, each product and sum rounded") {
+  // acc = 1, products 2^-24 each: added one at a time, every sum rounds back to 1 (ties to
+  // even); a tree or a fused order would keep some of them.
+  auto kernel = [](tl::Ptr<float> a, tl::Ptr<float> b, tl::Ptr<float> out) {
+    tl::Tile idx = tl::reshape(tl::arange(0, 256), {16, 16});
+    tl::Tile r = tl::dot(tl::load(a + idx), tl::load(b + idx), tl::full({16, 16}, 1.0, DType::F32));
+    tl::store(out + idx, r);
+  };
+  TracedKernel k = require(trace("order", kernel, {.numerics = Numerics::Portable}), "trace");
+  std::vector<float> a(256, 0x1p-12f), b(256, 0x1p-12f);
+  HostBuffer out(DType::F32, 256);
+  HostBuffer ha = HostBuffer::of(a), hb = HostBuffer::of(b);
+  REQUIRE(interpret(k, {1}, {ha, hb, out}).ok());
+  for (size_t i = 0; i < 256; ++i)
+    CHECK(out.data<float>()[i] == 1.0f);
+}
+
+TEST_CASE("dot lowers to fused multiply-adds in fast mode and to separate rounded ops in portable mode (PTX)") {
+  auto fmaCount = [](const std::string &ptx) {
+    size_t n = 0;
+    for (size_t at = ptx.find("fma.rn.f32"); at != std::string::npos; at = ptx.find("fma.rn.f32", at + 1)) ++n;
+    return n;
+  };
+  TracedKernel fast = require(traceMatmul<float, float>(32, 32, 16, Numerics::Fast), "trace");
+  TracedKernel portable = require(traceMatmul<float, float>(32, 32, 16, Numerics::Portable), "trace");
+  std::string fastPtx = ptxText(require(compileArtifact(fast, nvptxTarget("sm_90")), "compile"));
+  std::string portablePtx = ptxText(require(compileArtifact(portable, nvptxTarget("sm_90")), "compile"));
+  CHECK(fmaCount(fastPtx) >= 8);
+  CHECK(fmaCount(portablePtx) == 0);
+  CHECK(contains(portablePtx, "mul.rn.f32"));
+  CHECK(contains(portablePtx, "add.rn.f32"));
+  CHECK(contains(fastPtx, "bar.sync"));
+}
+
+TEST_CASE("matmul through tl::dot on every device: f32, f16, bf16 and i8, ragged shapes, both modes") {
+  for (Numerics mode : {Numerics::Portable, Numerics::Fast}) {
+    for (Shape s : {Shape{37, 50, 70}, Shape{16, 16, 16}, Shape{65, 17, 33}}) {
+      checkMatmul<float, float>(mode, s, 32, 32, 16);
+      checkMatmul<f16, float>(mode, s, 32, 32, 32);
+      checkMatmul<bf16, float>(mode, s, 16, 32, 16);
+      checkMatmul<int8_t, int32_t>(mode, s, 32, 16, 32);
+    }
+  }
+}
