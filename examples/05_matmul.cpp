@@ -1,0 +1,181 @@
+// 05_matmul: C = act(A @ B + bias), f16 or bf16 in and out, f32 accumulation.
+//
+// You will learn a tiled matrix multiply: each program computes a BM x BN block of C, walking K in
+// steps of BK with tl::for_range (a loop on the device that carries the accumulator), loading
+// masked tiles of A and B at the ragged edges, and multiplying them with tl::dot. Programs are
+// numbered in groups of GROUP_M block-rows so that neighbours share tiles of B in the L2 cache.
+// The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
+// Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16] [--act=none|relu|gelu] [--portable].
+#include "tessera/runtime/Runtime.hpp"
+#ifndef TESSERA_EXAMPLE_AOT
+#include "tessera/interpreter.hpp"
+#include "tessera/tessera.hpp"
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using tessera::bf16;
+using tessera::DType;
+using tessera::f16;
+
+constexpr int BM = 64, BN = 64, BK = 32, GROUP_M = 8;
+enum class Act { None, Relu, Gelu };
+static const char *actName(Act a) { return a == Act::Relu ? "relu" : a == Act::Gelu ? "gelu" : "none"; }
+static std::string packageName(const std::string &dtype, Act act, bool portable) {
+  return "/matmul_" + dtype + "_" + actName(act) + (portable ? "_portable" : "_fast") + ".tspkg";
+}
+
+#ifndef TESSERA_EXAMPLE_AOT
+namespace tl = tessera::tl;
+template <class T> tessera::Result<tessera::TracedKernel> traceMatmul(Act act, bool portable) {
+  auto matmul = [act](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<float> bias, tl::Ptr<T> c, tl::Scalar<int32_t> M,
+                      tl::Scalar<int32_t> N, tl::Scalar<int32_t> K) {
+    // Grouped ordering: GROUP_M block-rows are finished before the next group starts.
+    tl::Tile pid = tl::program_id(0);
+    tl::Tile blocksM = (M + (BM - 1)) / BM, blocksN = (N + (BN - 1)) / BN;
+    tl::Tile perGroup = blocksN * GROUP_M, firstM = pid / perGroup * GROUP_M;
+    tl::Tile groupRows = tl::minimum(blocksM - firstM, GROUP_M);
+    tl::Tile pm = firstM + pid % perGroup % groupRows, pn = pid % perGroup / groupRows;
+
+    tl::Tile rows = tl::expand_dims(pm * BM + tl::arange(0, BM), 1);  // BM x 1
+    tl::Tile cols = tl::expand_dims(pn * BN + tl::arange(0, BN), 0);  // 1 x BN
+    tl::Tile acc = tl::for_range(0, K, BK, tl::zeros({BM, BN}, DType::F32), [&](const tl::Tile &k, const tl::Tile &acc) {
+      tl::Tile ka = tl::expand_dims(k + tl::arange(0, BK), 0), kb = tl::expand_dims(k + tl::arange(0, BK), 1);
+      tl::Tile x = tl::load(a + rows * K + ka, (rows < M) & (ka < K), 0);  // BM x BK, zeros past the edges
+      tl::Tile y = tl::load(b + kb * N + cols, (kb < K) & (cols < N), 0);  // BK x BN
+      return tl::dot(x, y, acc);
+    });
+    tl::Tile v = acc + tl::load(bias + cols, cols < N, 0);
+    if (act == Act::Relu) v = tl::maximum(v, 0.0f);
+    if (act == Act::Gelu) v = 0.5f * v * (1.0f + tl::erf(v * 0.70710678118654752f));
+    tl::store(c + rows * N + cols, tl::cast(v, tessera::DTypeOf<T>::value), (rows < M) & (cols < N));
+  };
+  return tessera::trace("matmul", matmul,
+                        {.numWarps = 4, .argNames = {"a", "b", "bias", "c", "M", "N", "K"},
+                         .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast});
+}
+#endif
+
+static int fail(const char *what, const tessera::Status &s) {
+  std::fprintf(stderr, "05_matmul: %s: %s\n", what, s.toString().c_str());
+  return 1;
+}
+
+template <class T> int run(int M, int N, int K, Act act, bool portable, const std::string &packageDir,
+                           const std::string &writeDir) {
+  const std::string dtype = std::is_same_v<T, f16> ? "f16" : "bf16";
+#ifndef TESSERA_EXAMPLE_AOT
+  auto kernel = traceMatmul<T>(act, portable);
+  if (!kernel) return fail("trace", kernel.status());
+  if (!writeDir.empty()) {
+    std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
+    auto all = tessera::compile(std::span(&*kernel, 1), targets);
+    if (!all) return fail("compile", all.status());
+    if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, act, portable), *all); !s) return fail("write", s);
+  }
+#endif
+  auto rt = tessera::Runtime::create();
+  if (!rt) return fail("runtime", rt.status());
+  auto device = (*rt)->openDefault();
+  if (!device) return fail("device", device.status());
+  tessera::Device &dev = **device;
+#ifndef TESSERA_EXAMPLE_AOT
+  auto pkg = tessera::compile(*kernel, dev.target());
+#else
+  auto pkg = tessera::readPackageFile(packageDir + packageName(dtype, act, portable));
+#endif
+  if (!pkg) return fail("compile", pkg.status());
+  auto module = dev.load(*pkg);
+  if (!module) return fail("load", module.status());
+  auto mm = module->kernel("matmul");
+  if (!mm) return fail("kernel", mm.status());
+
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<T> a(size_t(M) * K), b(size_t(K) * N), c(size_t(M) * N, T::fromBits(0xffff));
+  std::vector<float> bias(N);
+  for (T &v : a) v = T::fromFloat(dist(rng));
+  for (T &v : b) v = T::fromFloat(dist(rng));
+  for (float &v : bias) v = dist(rng);
+  const DType dt = tessera::DTypeOf<T>::value;
+  auto da = dev.allocate(dt, a.size()), db = dev.allocate(dt, b.size()), dc = dev.allocate(dt, c.size());
+  auto dbias = dev.allocate(DType::F32, size_t(N));
+  if (!da || !db || !dc || !dbias) return fail("allocate", !da ? da.status() : !db ? db.status() : !dc ? dc.status() : dbias.status());
+  if (auto s = da->upload(std::span<const T>(a)); !s) return fail("upload", s);
+  if (auto s = db->upload(std::span<const T>(b)); !s) return fail("upload", s);
+  if (auto s = dc->upload(std::span<const T>(c)); !s) return fail("upload", s); // poison: NaN everywhere
+  if (auto s = dbias->upload(std::span<const float>(bias)); !s) return fail("upload", s);
+  const tessera::Grid grid{uint32_t(((M + BM - 1) / BM) * ((N + BN - 1) / BN))};
+  if (auto s = mm->launch(grid, {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)}); !s) return fail("launch", s);
+  if (auto s = dc->download(std::span<T>(c)); !s) return fail("download", s);
+
+  // Against float64: the f32 sum is within K * 2^-24 of Σ|a b| (either order, fused or not);
+  // GELU's slope is below 1.13 and fast erf adds ~1e-6; the result then rounds once to the
+  // output type (half an ULP: 2^-11 relative for f16, 2^-8 for bf16; one ULP allowed).
+  const int digits = std::is_same_v<T, f16> ? 11 : 8;
+  double worst = 0;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double sum = bias[n], mag = std::fabs(bias[n]);
+      for (int k = 0; k < K; ++k) {
+        double p = double(a[size_t(m) * K + k].toFloat()) * b[size_t(k) * N + n].toFloat();
+        sum += p, mag += std::fabs(p);
+      }
+      double ref = act == Act::Relu ? std::max(sum, 0.0) : act == Act::Gelu ? 0.5 * sum * (1 + std::erf(sum / std::sqrt(2.0))) : sum;
+      double got = c[size_t(m) * N + n].toFloat(), err = std::fabs(got - ref);
+      double ulp = std::ldexp(1.0, std::max(std::ilogb(std::fabs(ref)), digits == 11 ? -14 : -126) - (digits - 1));
+      double allowed = ulp + 1.13 * (K + 2) * 0x1p-24 * mag + 1e-6 * std::fabs(ref);
+      if (!(err <= allowed)) {
+        std::fprintf(stderr, "05_matmul: c[%d][%d] = %.6g, expected %.6g (allowed error %.3g)\n", m, n, got, ref, allowed);
+        return 1;
+      }
+      worst = std::max(worst, err / allowed);
+    }
+  std::printf("matmul %dx%dx%d %s + bias + %s (%s) on %s: largest error %.0f%% of its bound\n", M, N, K, dtype.c_str(),
+              actName(act), portable ? "portable" : "fast", dev.describe().c_str(), 100 * worst);
+
+#ifndef TESSERA_EXAMPLE_AOT
+  // Portable mode promises the interpreter's bits on every device.
+  if (portable) {
+    tessera::HostBuffer ha = tessera::HostBuffer::of(a), hb = tessera::HostBuffer::of(b), hbias = tessera::HostBuffer::of(bias);
+    tessera::HostBuffer hc(dt, c.size());
+    if (auto s = tessera::interpret(*kernel, grid, {ha, hb, hbias, hc, int32_t(M), int32_t(N), int32_t(K)}); !s)
+      return fail("interpret", s);
+    size_t differ = 0;
+    for (size_t i = 0; i < c.size(); ++i) differ += c[i].bits != hc.data<T>()[i].bits;
+    if (differ) return std::fprintf(stderr, "05_matmul: %zu elements differ from the interpreter\n", differ), 1;
+    std::printf("portable: all %zu elements bit-identical to the interpreter\n", c.size());
+  }
+#endif
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  std::string packageDir = ".", writeDir, dtype = "f16";
+  Act act = Act::Gelu;
+  bool portable = false;
+  std::vector<int> pos;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strncmp(argv[i], "--package-dir=", 14)) packageDir = argv[i] + 14;
+    else if (!std::strncmp(argv[i], "--write-package=", 16)) writeDir = argv[i] + 16;
+    else if (!std::strncmp(argv[i], "--dtype=", 8)) dtype = argv[i] + 8;
+    else if (!std::strcmp(argv[i], "--act=none")) act = Act::None;
+    else if (!std::strcmp(argv[i], "--act=relu")) act = Act::Relu;
+    else if (!std::strcmp(argv[i], "--act=gelu")) act = Act::Gelu;
+    else if (!std::strcmp(argv[i], "--portable")) portable = true;
+    else if (argv[i][0] == '-') return std::fprintf(stderr, "05_matmul: unknown option %s\n", argv[i]), 1;
+    else pos.push_back(std::atoi(argv[i]));
+  }
+  int M = pos.size() > 0 ? pos[0] : 200, N = pos.size() > 1 ? pos[1] : 130, K = pos.size() > 2 ? pos[2] : 300;
+  if (M < 1 || N < 1 || K < 1) return std::fprintf(stderr, "05_matmul: need M, N, K >= 1\n"), 1;
+  if (dtype == "f16") return run<f16>(M, N, K, act, portable, packageDir, writeDir);
+  if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, packageDir, writeDir);
+  return std::fprintf(stderr, "05_matmul: --dtype must be f16 or bf16\n"), 1;
+}

@@ -1,0 +1,203 @@
+// 06_flash_attention: attention forward, O = softmax(Q K^T / sqrt(D)) V, causal or not, for
+// Q, K, V and O of shape [batch, heads, seq, D] in f16 or bf16, D = 64 or 128.
+//
+// You will learn the online softmax: each program owns BLOCK_M query rows and walks the keys in
+// blocks of BLOCK_N with tl::for_range, carrying the running row maximum m, the running sum of
+// exponentials l and the unnormalised output acc. A new block rescales what was carried by
+// exp(m_old - m_new), so the [seq x seq] score matrix never exists in memory. Causal attention
+// stops the walk at the diagonal and masks the scores above it.
+// Run: 06_flash_attention [batch] [heads] [seq] [D] [--dtype=f16|bf16] [--causal] [--portable].
+#include "tessera/runtime/Runtime.hpp"
+#ifndef TESSERA_EXAMPLE_AOT
+#include "tessera/interpreter.hpp"
+#include "tessera/tessera.hpp"
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using tessera::bf16;
+using tessera::DType;
+using tessera::f16;
+
+// 16 x 16 blocks keep the two staged products of a D = 128 program within lavapipe's 32 KiB of
+// shared memory (docs/language.md: dot).
+constexpr int BLOCK_M = 16, BLOCK_N = 16;
+static std::string packageName(const std::string &dtype, int D, bool causal, bool portable) {
+  return "/attention_" + dtype + "_d" + std::to_string(D) + (causal ? "_causal" : "") + (portable ? "_portable" : "_fast") + ".tspkg";
+}
+
+#ifndef TESSERA_EXAMPLE_AOT
+namespace tl = tessera::tl;
+template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, bool causal, bool portable) {
+  auto attention = [D, causal](tl::Ptr<T> q, tl::Ptr<T> k, tl::Ptr<T> v, tl::Ptr<T> o, tl::Scalar<int32_t> seq,
+                               tl::Scalar<float> scale) {
+    const DType dt = tessera::DTypeOf<T>::value;
+    tl::Tile head = tl::program_id(1) * seq * D; // this (batch, head)'s [seq x D] slice
+    tl::Tile rowIds = tl::program_id(0) * BLOCK_M + tl::arange(0, BLOCK_M);
+    tl::Tile rows = tl::expand_dims(rowIds, 1), dims = tl::expand_dims(tl::arange(0, D), 0);
+    tl::Tile qTile = tl::load(q + head + rows * D + dims, rows < seq, 0); // BLOCK_M x D
+    // Causal: keys past the block's last row never count.
+    tl::Tile end = causal ? tl::minimum(seq, (tl::program_id(0) + 1) * BLOCK_M) : tl::Tile(seq);
+    std::vector<tl::Tile> init{tl::full({BLOCK_M}, -INFINITY, DType::F32), tl::zeros({BLOCK_M}, DType::F32),
+                               tl::zeros({BLOCK_M, D}, DType::F32)};
+    std::vector<tl::Tile> done = tl::for_range(0, end, BLOCK_N, init, [&](const tl::Tile &start, const std::vector<tl::Tile> &st) {
+      const tl::Tile &m = st[0], &l = st[1], &acc = st[2];
+      tl::Tile keys = start + tl::arange(0, BLOCK_N);
+      tl::Tile keyRows = tl::expand_dims(keys, 1), keyCols = tl::expand_dims(keys, 0);
+      // K^T read directly as a D x BLOCK_N tile (a transposed load costs no shared memory).
+      tl::Tile kT = tl::load(k + head + keyCols * D + tl::expand_dims(tl::arange(0, D), 1), keyCols < seq, 0);
+      tl::Tile s = tl::dot(qTile, kT) * scale;                                              // BLOCK_M x BLOCK_N
+      tl::Tile valid = keyCols < seq;
+      if (causal) valid = valid & (keyCols <= rows);
+      s = tl::where(valid, s, -INFINITY);
+      tl::Tile mNew = tl::maximum(m, tl::max(s, 1));
+      tl::Tile p = tl::exp(s - tl::expand_dims(mNew, 1));
+      tl::Tile alpha = tl::exp(m - mNew);
+      tl::Tile vTile = tl::load(v + head + keyRows * D + dims, keyRows < seq, 0); // BLOCK_N x D
+      tl::Tile accNew = tl::dot(tl::cast(p, dt), vTile, acc * tl::expand_dims(alpha, 1));
+      return std::vector<tl::Tile>{mNew, l * alpha + tl::sum(p, 1), accNew};
+    });
+    tl::Tile out = done[2] / tl::expand_dims(done[1], 1);
+    tl::store(o + head + rows * D + dims, tl::cast(out, dt), rows < seq);
+  };
+  return tessera::trace("attention", attention,
+                        {.numWarps = 4, .argNames = {"q", "k", "v", "o", "seq", "scale"},
+                         .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast});
+}
+#endif
+
+static int fail(const char *what, const tessera::Status &s) {
+  std::fprintf(stderr, "06_flash_attention: %s: %s\n", what, s.toString().c_str());
+  return 1;
+}
+
+template <class T> int run(int batch, int heads, int seq, int D, bool causal, bool portable, const std::string &packageDir,
+                           const std::string &writeDir) {
+  const std::string dtype = std::is_same_v<T, f16> ? "f16" : "bf16";
+#ifndef TESSERA_EXAMPLE_AOT
+  auto kernel = traceAttention<T>(D, causal, portable);
+  if (!kernel) return fail("trace", kernel.status());
+  if (!writeDir.empty()) {
+    std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
+    auto all = tessera::compile(std::span(&*kernel, 1), targets);
+    if (!all) return fail("compile", all.status());
+    if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, D, causal, portable), *all); !s) return fail("write", s);
+  }
+#endif
+  auto rt = tessera::Runtime::create();
+  if (!rt) return fail("runtime", rt.status());
+  auto device = (*rt)->openDefault();
+  if (!device) return fail("device", device.status());
+  tessera::Device &dev = **device;
+#ifndef TESSERA_EXAMPLE_AOT
+  auto pkg = tessera::compile(*kernel, dev.target());
+#else
+  auto pkg = tessera::readPackageFile(packageDir + packageName(dtype, D, causal, portable));
+#endif
+  if (!pkg) return fail("compile", pkg.status());
+  auto module = dev.load(*pkg);
+  if (!module) return fail("load", module.status());
+  auto attn = module->kernel("attention");
+  if (!attn) return fail("kernel", attn.status());
+
+  std::mt19937 rng(std::random_device{}());
+  std::normal_distribution<float> dist(0.f, 1.f);
+  const size_t count = size_t(batch) * heads * seq * D;
+  std::vector<T> q(count), k(count), v(count), o(count, T::fromBits(0xffff));
+  for (auto *t : {&q, &k, &v})
+    for (T &x : *t) x = T::fromFloat(dist(rng));
+  const float scale = 1.0f / std::sqrt(float(D));
+  const DType dt = tessera::DTypeOf<T>::value;
+  tessera::Buffer bufs[4];
+  std::vector<T> *host[4] = {&q, &k, &v, &o};
+  for (int i = 0; i < 4; ++i) {
+    auto b = dev.allocate(dt, count);
+    if (!b) return fail("allocate", b.status());
+    bufs[i] = *b;
+    if (auto s = bufs[i].upload(std::span<const T>(*host[i])); !s) return fail("upload", s);
+  }
+  const tessera::Grid grid{uint32_t((seq + BLOCK_M - 1) / BLOCK_M), uint32_t(batch * heads)};
+  if (auto s = attn->launch(grid, {bufs[0], bufs[1], bufs[2], bufs[3], int32_t(seq), scale}); !s) return fail("launch", s);
+  if (auto s = bufs[3].download(std::span<T>(o)); !s) return fail("download", s);
+
+  // Against float64 attention on the same (rounded) inputs. The probabilities are rounded to
+  // the input type before the second product (as every flash kernel does): each weight is off
+  // by up to half an ULP of the type, so the output is off by up to 2^-digits * max|v| on top of
+  // its own rounding (one ULP allowed) and the f32 math (fast exp: a few ULP of f32).
+  const int digits = std::is_same_v<T, f16> ? 11 : 8;
+  double worst = 0;
+  std::vector<double> w(seq);
+  for (int bh = 0; bh < batch * heads; ++bh)
+    for (int r = 0; r < seq; ++r) {
+      const size_t base = size_t(bh) * seq * D;
+      int last = causal ? r : seq - 1;
+      double mx = -INFINITY, sum = 0, vmax = 0;
+      for (int c = 0; c <= last; ++c) {
+        double dotqk = 0;
+        for (int d = 0; d < D; ++d) dotqk += double(q[base + size_t(r) * D + d].toFloat()) * k[base + size_t(c) * D + d].toFloat();
+        w[c] = dotqk * scale;
+        mx = std::max(mx, w[c]);
+      }
+      for (int c = 0; c <= last; ++c) sum += (w[c] = std::exp(w[c] - mx));
+      for (int d = 0; d < D; ++d) {
+        double ref = 0;
+        for (int c = 0; c <= last; ++c) {
+          double x = v[base + size_t(c) * D + d].toFloat();
+          ref += w[c] / sum * x;
+          vmax = std::max(vmax, std::fabs(x));
+        }
+        double got = o[base + size_t(r) * D + d].toFloat(), err = std::fabs(got - ref);
+        double ulp = std::ldexp(1.0, std::max(std::ilogb(std::fabs(ref)), digits == 11 ? -14 : -126) - (digits - 1));
+        double allowed = ulp + std::ldexp(vmax, -digits) + 1e-5 * vmax;
+        if (!(err <= allowed)) {
+          std::fprintf(stderr, "06_flash_attention: o[%d][%d][%d] = %.6g, expected %.6g (allowed %.3g)\n", bh, r, d, got, ref, allowed);
+          return 1;
+        }
+        worst = std::max(worst, err / allowed);
+      }
+    }
+  std::printf("attention %dx%dx%dx%d %s%s (%s) on %s: largest error %.0f%% of its bound\n", batch, heads, seq, D,
+              dtype.c_str(), causal ? " causal" : "", portable ? "portable" : "fast", dev.describe().c_str(), 100 * worst);
+
+#ifndef TESSERA_EXAMPLE_AOT
+  if (portable) { // the interpreter's bits on every device
+    tessera::HostBuffer hq = tessera::HostBuffer::of(q), hk = tessera::HostBuffer::of(k), hv = tessera::HostBuffer::of(v);
+    tessera::HostBuffer ho(dt, count);
+    if (auto s = tessera::interpret(*kernel, grid, {hq, hk, hv, ho, int32_t(seq), scale}); !s) return fail("interpret", s);
+    size_t differ = 0;
+    for (size_t i = 0; i < count; ++i) differ += o[i].bits != ho.data<T>()[i].bits;
+    if (differ) return std::fprintf(stderr, "06_flash_attention: %zu elements differ from the interpreter\n", differ), 1;
+    std::printf("portable: all %zu elements bit-identical to the interpreter\n", count);
+  }
+#endif
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  std::string packageDir = ".", writeDir, dtype = "f16";
+  bool causal = false, portable = false;
+  std::vector<int> pos;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strncmp(argv[i], "--package-dir=", 14)) packageDir = argv[i] + 14;
+    else if (!std::strncmp(argv[i], "--write-package=", 16)) writeDir = argv[i] + 16;
+    else if (!std::strncmp(argv[i], "--dtype=", 8)) dtype = argv[i] + 8;
+    else if (!std::strcmp(argv[i], "--causal")) causal = true;
+    else if (!std::strcmp(argv[i], "--portable")) portable = true;
+    else if (argv[i][0] == '-') return std::fprintf(stderr, "06_flash_attention: unknown option %s\n", argv[i]), 1;
+    else pos.push_back(std::atoi(argv[i]));
+  }
+  int batch = pos.size() > 0 ? pos[0] : 1, heads = pos.size() > 1 ? pos[1] : 2, seq = pos.size() > 2 ? pos[2] : 100,
+      D = pos.size() > 3 ? pos[3] : 64;
+  if (batch < 1 || heads < 1 || seq < 1 || (D != 64 && D != 128))
+    return std::fprintf(stderr, "06_flash_attention: need batch, heads, seq >= 1 and D = 64 or 128\n"), 1;
+  if (dtype == "f16") return run<f16>(batch, heads, seq, D, causal, portable, packageDir, writeDir);
+  if (dtype == "bf16") return run<bf16>(batch, heads, seq, D, causal, portable, packageDir, writeDir);
+  return std::fprintf(stderr, "06_flash_attention: --dtype must be f16 or bf16\n"), 1;
+}
