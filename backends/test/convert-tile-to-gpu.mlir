@@ -62,3 +62,37 @@ func.func @scale(%x: !tile.ptr<f32>, %n: i32, %s: f32) attributes {tile.kernel, 
   tile.store %x[%offs], %w : (!tile.ptr<f32>, tensor<32xi32>, tensor<32xf32>) -> ()
   return
 }
+
+// -----
+
+// A k loop carrying a 16 x 16 accumulator (tl::for_range) around tile.dot: the loop carries each
+// thread's scalars; the dot stages both operands in shared memory between barriers, then runs
+// its own k loop of fused multiply-adds (fast mode).
+
+// SPIRV-LABEL: gpu.func @mm
+// SPIRV-SAME: tessera.shared_bytes = 2048 : i32
+// SPIRV: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) : i32
+// SPIRV: gpu.barrier
+// SPIRV: memref.store
+// SPIRV: gpu.barrier
+// SPIRV: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32) : i32
+// SPIRV: math.fma
+// SPIRV-NOT: tile.dot
+// NVPTX-LABEL: gpu.func @mm
+// NVPTX: scf.for
+// NVPTX: gpu.barrier
+// NVPTX: math.fma
+func.func @mm(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %r = arith.constant dense<1.0> : tensor<16x16xf32>
+  %acc = scf.for %k = %c0 to %n step %c16 iter_args(%a = %zero) -> (tensor<16x16xf32>) : i32 {
+    %d = tile.dot %r, %r, %a : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  }
+  %i = tile.arange 0, 256 : tensor<256xi32>
+  %o = tile.reshape %i : tensor<256xi32> -> tensor<16x16xi32>
+  tile.store %x[%o], %acc : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
+  return
+}

@@ -93,3 +93,27 @@ func.func @push_constant_outside() {
 func.func @ptr_type(%x: !tile.ptr<f64>) {
   return
 }
+
+// -----
+
+func.func @dot_inner(%a: tensor<16x32xf32>, %b: tensor<16x16xf32>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{shapes do not chain}}
+  %0 = tile.dot %a, %b, %c : tensor<16x32xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_small(%a: tensor<8x16xf32>, %b: tensor<16x16xf32>, %c: tensor<8x16xf32>) {
+  // expected-error @+1 {{dimension 8 is not a power of two of at least 16}}
+  %0 = tile.dot %a, %b, %c : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_types(%a: tensor<16x16xf16>, %c: tensor<16x16xf16>) {
+  // expected-error @+1 {{'f16' x 'f16' -> 'f16' is not a dot type}}
+  %0 = tile.dot %a, %a, %c : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf16>
+  return
+}

@@ -31,3 +31,12 @@ func.func @vector_add(%x: !tile.ptr<f32> {tile.name = "x"}, %n: i32 {tile.name =
   %pc = tile.push_constant 4 of 8 : i32
   return
 }
+
+// CHECK-LABEL: func.func @dot
+func.func @dot(%a: tensor<64x32xf16>, %b: tensor<32x16xf16>, %c: tensor<64x16xf32>, %i: tensor<16x16xi8>, %j: tensor<16x16xi32>) {
+  // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xf16>, tensor<32x16xf16> -> tensor<64x16xf32>
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x16xf16> -> tensor<64x16xf32>
+  // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x16xi8>, tensor<16x16xi8> -> tensor<16x16xi32>
+  %1 = tile.dot %i, %i, %j : tensor<16x16xi8>, tensor<16x16xi8> -> tensor<16x16xi32>
+  return
+}
