@@ -86,6 +86,7 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   if (!kernel) return fail("trace", kernel.status());
   if (!writeDir.empty()) {
     std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
+    if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
     auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
     if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, D, causal, portable), *all); !s) return fail("write", s);

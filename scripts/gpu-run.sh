@@ -29,6 +29,7 @@ for backend in cuda vulkan; do
     TESSERA_BACKEND=$backend $S/bin/04_fused_elementwise_aot $size --package-dir=$S/pkgs/example || status=1
   done
 done
+out="$out" bash "$(dirname "$0")/gpu-dot.sh" || status=1
 echo "== tessera-op-tests-aot (every op x dtype, both backends)"
 $S/bin/tessera-op-tests-aot --packages=$S/pkgs/conformance || status=1
 echo "== tessera-conformance-suite-aot --quick (numerics: interpreter goldens from the build machine)"

@@ -10,7 +10,8 @@ rm -rf .gpu-stage
 mkdir -p .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/example .gpu-stage/pkgs/conformance
 cp build/bin/tessera build/bin/tessera-runtime-tests build/bin/01_vector_add_aot build/bin/02_fused_softmax_aot \
    build/bin/03_layernorm_aot build/bin/04_fused_elementwise_aot build/bin/tessera-conformance-aot \
-   build/bin/tessera-op-tests-aot build/bin/tessera-conformance-suite-aot .gpu-stage/bin/
+   build/bin/tessera-op-tests-aot build/bin/tessera-conformance-suite-aot build/bin/05_matmul_aot \
+   build/bin/06_flash_attention_aot .gpu-stage/bin/
 cp -L build/lib/libtessera_runtime.so .gpu-stage/lib/
 for b in 128 1024; do
   build/bin/01_vector_add 1 --block=$b --write-package=.gpu-stage/pkgs/example >/dev/null
@@ -22,6 +23,13 @@ for cols in 7 1000 4096 3000; do
   build/bin/03_layernorm 1 $cols --write-package=.gpu-stage/pkgs/example >/dev/null
 done
 build/bin/04_fused_elementwise 1 1 --write-package=.gpu-stage/pkgs/example >/dev/null
+# dot: the matmul and attention examples (scripts/gpu-dot.sh runs them).
+for run in "--dtype=f16 --act=gelu" "--dtype=bf16 --act=relu --portable" "--dtype=f16 --act=none" "--dtype=bf16 --act=none"; do
+  build/bin/05_matmul 16 16 16 $run --write-package=.gpu-stage/pkgs/example >/dev/null
+done
+for run in "64 --dtype=f16" "128 --dtype=f16 --causal" "64 --dtype=bf16 --causal" "128 --dtype=bf16 --portable"; do
+  build/bin/06_flash_attention 1 1 1 $run --write-package=.gpu-stage/pkgs/example >/dev/null
+done
 build/bin/tessera-conformance --write-packages=.gpu-stage/pkgs/conformance >/dev/null
 build/bin/tessera-op-tests --write-packages=.gpu-stage/pkgs/conformance >/dev/null
 # The numerics suite's packages and the interpreter's reference files (sizes up to 4096: the

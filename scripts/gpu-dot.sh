@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# GPU test-machine side of the dot checks (after scripts/stage-gpu.sh here; carry .gpu and
+# .gpu-stage): the matmul and attention examples through CUDA and through Vulkan on ragged and
+# large shapes, each checked against float64; matmul timed, next to PyTorch's (cuBLAS) in the
+# same run; and which instructions the dot lowering uses. scripts/gpu-run.sh calls it too.
+set -u
+S=.gpu-stage
+if [ -z "${out:-}" ]; then source "$(dirname "$0")/gpu-setup.sh" gpu-dot.log; fi
+status=0
+for backend in cuda vulkan; do
+  echo "== 05_matmul and 06_flash_attention, TESSERA_BACKEND=$backend"
+  for run in "200 130 300 --dtype=f16 --act=gelu" "65 17 33 --dtype=bf16 --act=relu --portable" \
+             "1000 1000 1000 --dtype=bf16 --act=none" "4096 4096 4096 --dtype=f16 --act=none --repeat=10"; do
+    TESSERA_BACKEND=$backend $S/bin/05_matmul_aot $run --package-dir=$S/pkgs/example || status=1
+  done
+  for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal" \
+             "1 2 77 128 --dtype=bf16 --portable"; do
+    TESSERA_BACKEND=$backend $S/bin/06_flash_attention_aot $run --package-dir=$S/pkgs/example || status=1
+  done
+done
+echo "== anchor: PyTorch (cuBLAS) f16 matmul 4096^3, same GPU"
+python3 - <<'PY' || status=1
+import torch, triton.testing as tt
+a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16); b = torch.randn_like(a)
+ms = tt.do_bench(lambda: a @ b)
+print(f"torch f16 4096^3: {ms:.4f} ms, {2 * 4096**3 / ms / 1e9:.1f} TFLOP/s")
+PY
+echo "== instructions of the f16 matmul kernel's PTX (fma, mma, wgmma)"
+strings -n 4 $S/pkgs/example/matmul_f16_none_fast.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*|wgmma[.a-z0-9]*" | sort | uniq -c
+echo "== exit status $status"
+exit $status
