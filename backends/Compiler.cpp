@@ -112,7 +112,7 @@ Result<TargetDesc> validateTarget(const TargetDesc &target) {
 namespace backend {
 std::unique_ptr<TargetInfo> createTargetInfo(const TargetDesc &target) {
   if (target.kind == TargetKind::PTX)
-    return createNVPTXTargetInfo();
+    return createNVPTXTargetInfo(target.chip);
   return createSPIRVTargetInfo(target.subgroupSize);
 }
 } // namespace backend

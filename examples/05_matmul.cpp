@@ -5,7 +5,8 @@
 // masked tiles of A and B at the ragged edges, and multiplying them with tl::dot. Programs are
 // numbered in groups of GROUP_M block-rows so that neighbours share tiles of B in the L2 cache.
 // The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
-// Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16] [--act=none|relu|gelu] [--portable] [--repeat=R].
+// Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16] [--act=none|relu|gelu] [--portable] [--repeat=R]
+//                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 64x64x32/4).
 // --repeat=R also times R more launches on the device and prints the median TFLOP/s. Past 2^30
 // multiply-adds only 64 random rows of C are checked against float64 (the host is slow).
 #include "tessera/runtime/Runtime.hpp"
@@ -27,17 +28,25 @@ using tessera::bf16;
 using tessera::DType;
 using tessera::f16;
 
-constexpr int BM = 64, BN = 64, BK = 32, GROUP_M = 8;
+/// The block shape and warps of a program (--config=BMxBNxBK/W; the default 64x64x32/4).
+struct Config {
+  int BM = 64, BN = 64, BK = 32, warps = 4;
+  std::string name() const {
+    return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "w" + std::to_string(warps);
+  }
+};
+constexpr int GROUP_M = 8;
 enum class Act { None, Relu, Gelu };
 static const char *actName(Act a) { return a == Act::Relu ? "relu" : a == Act::Gelu ? "gelu" : "none"; }
-static std::string packageName(const std::string &dtype, Act act, bool portable) {
-  return "/matmul_" + dtype + "_" + actName(act) + (portable ? "_portable" : "_fast") + ".tspkg";
+static std::string packageName(const std::string &dtype, Act act, bool portable, const Config &c) {
+  return "/matmul_" + dtype + "_" + actName(act) + (portable ? "_portable" : "_fast") + "_" + c.name() + ".tspkg";
 }
 
 #ifndef TESSERA_EXAMPLE_AOT
 namespace tl = tessera::tl;
-template <class T> tessera::Result<tessera::TracedKernel> traceMatmul(Act act, bool portable) {
-  auto matmul = [act](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<float> bias, tl::Ptr<T> c, tl::Scalar<int32_t> M,
+template <class T> tessera::Result<tessera::TracedKernel> traceMatmul(Act act, bool portable, Config cfg) {
+  const int BM = cfg.BM, BN = cfg.BN, BK = cfg.BK;
+  auto matmul = [act, BM, BN, BK](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<float> bias, tl::Ptr<T> c, tl::Scalar<int32_t> M,
                       tl::Scalar<int32_t> N, tl::Scalar<int32_t> K) {
     // Grouped ordering: GROUP_M block-rows are finished before the next group starts.
     tl::Tile pid = tl::program_id(0);
@@ -60,7 +69,7 @@ template <class T> tessera::Result<tessera::TracedKernel> traceMatmul(Act act, b
     tl::store(c + rows * N + cols, tl::cast(v, tessera::DTypeOf<T>::value), (rows < M) & (cols < N));
   };
   return tessera::trace("matmul", matmul,
-                        {.numWarps = 4, .argNames = {"a", "b", "bias", "c", "M", "N", "K"},
+                        {.numWarps = uint32_t(cfg.warps), .argNames = {"a", "b", "bias", "c", "M", "N", "K"},
                          .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast});
 }
 #endif
@@ -70,18 +79,19 @@ static int fail(const char *what, const tessera::Status &s) {
   return 1;
 }
 
-template <class T> int run(int M, int N, int K, Act act, bool portable, int repeat, const std::string &packageDir,
-                           const std::string &writeDir) {
+template <class T> int run(int M, int N, int K, Act act, bool portable, int repeat, Config cfg,
+                           const std::string &packageDir, const std::string &writeDir) {
+  const int BM = cfg.BM, BN = cfg.BN;
   const std::string dtype = std::is_same_v<T, f16> ? "f16" : "bf16";
 #ifndef TESSERA_EXAMPLE_AOT
-  auto kernel = traceMatmul<T>(act, portable);
+  auto kernel = traceMatmul<T>(act, portable, cfg);
   if (!kernel) return fail("trace", kernel.status());
   if (!writeDir.empty()) {
     std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
     auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
-    if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, act, portable), *all); !s) return fail("write", s);
+    if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, act, portable, cfg), *all); !s) return fail("write", s);
   }
 #endif
   auto rt = tessera::Runtime::create();
@@ -92,7 +102,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
 #ifndef TESSERA_EXAMPLE_AOT
   auto pkg = tessera::compile(*kernel, dev.target());
 #else
-  auto pkg = tessera::readPackageFile(packageDir + packageName(dtype, act, portable));
+  auto pkg = tessera::readPackageFile(packageDir + packageName(dtype, act, portable, cfg));
 #endif
   if (!pkg) return fail("compile", pkg.status());
   auto module = dev.load(*pkg);
@@ -146,8 +156,8 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
       }
       worst = std::max(worst, err / allowed);
     }
-  std::printf("matmul %dx%dx%d %s + bias + %s (%s) on %s: largest error %.0f%% of its bound%s\n", M, N, K, dtype.c_str(),
-              actName(act), portable ? "portable" : "fast", dev.describe().c_str(), 100 * worst,
+  std::printf("matmul %dx%dx%d %s + bias + %s (%s, %s) on %s: largest error %.0f%% of its bound%s\n", M, N, K, dtype.c_str(),
+              actName(act), portable ? "portable" : "fast", cfg.name().c_str(), dev.describe().c_str(), 100 * worst,
               sampled ? " (64 random rows checked)" : "");
   if (repeat > 0) {
     if (auto s = dev.beginTiming(); !s) return fail("timing", s);
@@ -181,6 +191,7 @@ int main(int argc, char **argv) {
   Act act = Act::Gelu;
   bool portable = false;
   int repeat = 0;
+  Config cfg;
   std::vector<int> pos;
   for (int i = 1; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--package-dir=", 14)) packageDir = argv[i] + 14;
@@ -191,12 +202,16 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--act=gelu")) act = Act::Gelu;
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
+    else if (!std::strncmp(argv[i], "--config=", 9)) {
+      if (std::sscanf(argv[i] + 9, "%dx%dx%d/%d", &cfg.BM, &cfg.BN, &cfg.BK, &cfg.warps) != 4)
+        return std::fprintf(stderr, "05_matmul: --config=BMxBNxBK/WARPS, e.g. 64x64x32/4\n"), 1;
+    }
     else if (argv[i][0] == '-') return std::fprintf(stderr, "05_matmul: unknown option %s\n", argv[i]), 1;
     else pos.push_back(std::atoi(argv[i]));
   }
   int M = pos.size() > 0 ? pos[0] : 200, N = pos.size() > 1 ? pos[1] : 130, K = pos.size() > 2 ? pos[2] : 300;
   if (M < 1 || N < 1 || K < 1) return std::fprintf(stderr, "05_matmul: need M, N, K >= 1\n"), 1;
-  if (dtype == "f16") return run<f16>(M, N, K, act, portable, repeat, packageDir, writeDir);
-  if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, repeat, packageDir, writeDir);
+  if (dtype == "f16") return run<f16>(M, N, K, act, portable, repeat, cfg, packageDir, writeDir);
+  if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, repeat, cfg, packageDir, writeDir);
   return std::fprintf(stderr, "05_matmul: --dtype must be f16 or bf16\n"), 1;
 }

@@ -13,6 +13,10 @@ for backend in cuda vulkan; do
              "1000 1000 1000 --dtype=bf16 --act=none" "4096 4096 4096 --dtype=f16 --act=none --repeat=10"; do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot $run --package-dir=$S/pkgs/example || status=1
   done
+  for config in 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4; do
+    TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$config \
+      --package-dir=$S/pkgs/example || status=1
+  done
   for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal" \
              "1 2 77 128 --dtype=bf16 --portable"; do
     TESSERA_BACKEND=$backend $S/bin/06_flash_attention_aot $run --package-dir=$S/pkgs/example || status=1
@@ -26,6 +30,6 @@ ms = tt.do_bench(lambda: a @ b)
 print(f"torch f16 4096^3: {ms:.4f} ms, {2 * 4096**3 / ms / 1e9:.1f} TFLOP/s")
 PY
 echo "== instructions of the f16 matmul kernel's PTX (fma, mma, wgmma)"
-strings -n 4 $S/pkgs/example/matmul_f16_none_fast.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*|wgmma[.a-z0-9]*" | sort | uniq -c
+strings -n 4 $S/pkgs/example/matmul_f16_none_fast_64x64x32w4.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*|wgmma[.a-z0-9]*" | sort | uniq -c
 echo "== exit status $status"
 exit $status

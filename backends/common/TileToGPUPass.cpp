@@ -31,6 +31,20 @@ SmallVector<Value> TargetInfo::loadRun(OpBuilder &b, Location loc, Value buffer,
   return out;
 }
 
+std::optional<TargetInfo::MmaShape> TargetInfo::mmaShape(Type, Type) const { return std::nullopt; }
+std::pair<Value, Value> TargetInfo::mmaAccumulatorCoord(OpBuilder &, Location, Value, int64_t) const {
+  llvm_unreachable("mmaAccumulatorCoord on a target without matrix units");
+}
+SmallVector<Value> TargetInfo::mmaLoadA(OpBuilder &, Location, Value, Value, int64_t, Value, Type) const {
+  llvm_unreachable("mmaLoadA on a target without matrix units");
+}
+SmallVector<Value> TargetInfo::mmaLoadB(OpBuilder &, Location, Value, Value, int64_t, Value, Type) const {
+  llvm_unreachable("mmaLoadB on a target without matrix units");
+}
+SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange, ValueRange, ValueRange) const {
+  llvm_unreachable("mma on a target without matrix units");
+}
+
 void TargetInfo::storeRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, ValueRange values) const {
   for (auto [index, value] : llvm::zip(indices, values))
     storeElement(b, loc, buffer, index, value);

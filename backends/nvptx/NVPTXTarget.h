@@ -13,7 +13,8 @@ class DialectRegistry;
 
 namespace tessera::backend {
 
-std::unique_ptr<TargetInfo> createNVPTXTargetInfo();
+/// `chip` is "sm_90" etc.: tensor-core steps (mma.sync) need sm_80 or later.
+std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const std::string &chip);
 void registerNVPTXLoweringDialects(mlir::DialectRegistry &registry);
 /// Dialects, interfaces and translations the NVPTX pipeline needs.
 void registerNVPTXBackend(mlir::DialectRegistry &registry);

@@ -2,13 +2,17 @@
 #include "NVPTXTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
 namespace tessera::backend {
 
-void registerNVPTXLoweringDialects(DialectRegistry &registry) { registry.insert<LLVM::LLVMDialect>(); }
+void registerNVPTXLoweringDialects(DialectRegistry &registry) { registry.insert<LLVM::LLVMDialect, NVVM::NVVMDialect>(); }
 
 namespace {
 
@@ -17,7 +21,61 @@ constexpr unsigned kSharedAddressSpace = 3;
 
 class NVPTXTargetInfo final : public TargetInfo {
 public:
+  explicit NVPTXTargetInfo(int sm) : sm_(sm) {}
   uint32_t subgroupSize() const override { return 32; }
+
+  // ---- tensor cores: mma.sync m16n8k16, f16 or bf16 -> f32, sm_80+ ---------------------------
+  // Lane l is in group g = l / 4 with position t = l % 4 (the PTX ISA's fragment layouts):
+  //   A (16 x 16, row-major): word i holds two elements of row g (+8 for i odd) at column
+  //     2t (+8 for i >= 2);
+  //   B (16 x 8, read from B^T rows): word i holds two elements of column g at row 2t (+8 for i = 1);
+  //   C (16 x 8): element i at row g (+8 for i >= 2), column 2t + i % 2.
+  // (i8 -> i32 would be m16n8k32 with four values per word; not enabled until a GPU run checks it.)
+
+  std::optional<MmaShape> mmaShape(Type in, Type acc) const override {
+    if (sm_ < 80)
+      return std::nullopt;
+    if ((in.isF16() || in.isBF16()) && acc.isF32())
+      return MmaShape{16, 8, 16, 4};
+    return std::nullopt;
+  }
+
+  std::pair<Value, Value> mmaAccumulatorCoord(OpBuilder &b, Location loc, Value lane, int64_t i) const override {
+    Value g = arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 2));
+    Value t2 = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, lane, c32(b, loc, 3)), c32(b, loc, 1));
+    Value row = i >= 2 ? Value(arith::AddIOp::create(b, loc, g, c32(b, loc, 8))) : g;
+    Value col = i % 2 ? Value(arith::AddIOp::create(b, loc, t2, c32(b, loc, 1))) : t2;
+    return {row, col};
+  }
+
+  SmallVector<Value> mmaLoadA(OpBuilder &b, Location loc, Value shared, Value aBase, int64_t lda, Value lane,
+                              Type in) const override {
+    Value start = arith::AddIOp::create(b, loc, aBase, laneOffset(b, loc, lane, lda));
+    SmallVector<Value> words;
+    for (int64_t i = 0; i < 4; ++i)
+      words.push_back(wordAt(b, loc, shared, start, (i % 2) * 8 * lda + (i / 2) * 8, in));
+    return words;
+  }
+
+  SmallVector<Value> mmaLoadB(OpBuilder &b, Location loc, Value shared, Value bBase, int64_t ldb, Value lane,
+                              Type in) const override {
+    Value start = arith::AddIOp::create(b, loc, bBase, laneOffset(b, loc, lane, ldb));
+    return {wordAt(b, loc, shared, start, 0, in), wordAt(b, loc, shared, start, 8, in)};
+  }
+
+  SmallVector<Value> mma(OpBuilder &b, Location loc, Type in, ValueRange a, ValueRange bFrag, ValueRange acc) const override {
+    MLIRContext *ctx = b.getContext();
+    Type accType = acc.front().getType();
+    auto resultType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(4, accType));
+    NVVM::MMATypes types = in.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+    Value d = NVVM::MmaOp::create(b, loc, resultType, a, bFrag, acc, ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+                                  std::array<NVVM::MMATypes, 2>{types, types},
+                                  std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{i}));
+    return out;
+  }
 
   Type paramType(const ArgSpec &spec, Type elem) const override {
     if (spec.kind == ArgKind::Buffer)
@@ -130,6 +188,28 @@ public:
 
   void annotateModule(gpu::GPUModuleOp) const override {}
 
+private:
+  int sm_;
+  static Value c32(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
+  }
+  /// g * ld + 2t for lane l = 4g + t: where the lane's first word of a fragment starts.
+  static Value laneOffset(OpBuilder &b, Location loc, Value lane, int64_t ld) {
+    Value g = arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 2));
+    Value t2 = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, lane, c32(b, loc, 3)), c32(b, loc, 1));
+    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, g, c32(b, loc, ld)), t2);
+  }
+  /// The 32-bit word of `in` values at element index start + offset of shared memory, as the
+  /// operand type mma.sync takes: vector<2xf16> for f16, i32 for bf16.
+  static Value wordAt(OpBuilder &b, Location loc, Value shared, Value start, int64_t offset, Type in) {
+    Value index = offset ? Value(arith::AddIOp::create(b, loc, start, c32(b, loc, offset))) : start;
+    Value p = LLVM::GEPOp::create(b, loc, shared.getType(), in, shared, ValueRange{index}, LLVM::GEPNoWrapFlags::inbounds);
+    Value word = LLVM::LoadOp::create(b, loc, b.getI32Type(), p, /*alignment=*/4);
+    if (in.isF16())
+      return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, in), word);
+    return word;
+  }
+
   void annotateKernel(gpu::GPUFuncOp func, uint32_t threads) const override {
     Builder b(func.getContext());
     func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
@@ -138,6 +218,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<TargetInfo> createNVPTXTargetInfo() { return std::make_unique<NVPTXTargetInfo>(); }
+std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const std::string &chip) {
+  int sm = chip.rfind("sm_", 0) == 0 ? std::atoi(chip.c_str() + 3) : 0;
+  return std::make_unique<NVPTXTargetInfo>(sm);
+}
 
 } // namespace tessera::backend

@@ -217,6 +217,30 @@ TEST_CASE("dot lowers to fused multiply-adds in fast mode and to separate rounde
   CHECK(contains(fastPtx, "bar.sync"));
 }
 
+TEST_CASE("fast f16 and bf16 dots use tensor cores (mma.sync) from sm_80; portable, f32, i8 and sm_75 do not") {
+  auto ptxOf = [](const Result<TracedKernel> &k, const char *chip) {
+    return ptxText(require(compileArtifact(require(Result<TracedKernel>(k), "trace"), nvptxTarget(chip)), "compile"));
+  };
+  std::string halfPtx = ptxOf(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "sm_90");
+  std::string brainPtx = ptxOf(traceMatmul<bf16, float>(64, 32, 16, Numerics::Fast), "sm_80");
+  CHECK(contains(halfPtx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
+  CHECK(contains(brainPtx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  CHECK_FALSE(contains(halfPtx, "fma.rn.f32")); // the whole product on the tensor cores
+  for (const std::string &ptx : {ptxOf(traceMatmul<f16, float>(64, 64, 32, Numerics::Portable), "sm_90"),
+                                 ptxOf(traceMatmul<float, float>(32, 32, 16, Numerics::Fast), "sm_90"),
+                                 ptxOf(traceMatmul<int8_t, int32_t>(32, 32, 32, Numerics::Fast), "sm_90"),
+                                 ptxOf(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "sm_75")})
+    CHECK_FALSE(contains(ptx, "mma.sync"));
+  // The SPIR-V of the same fast kernel has no matrix units yet: it takes the FMA path, which
+  // stages both operands as f32 (the tensor-core path stages them as f16, plus the accumulator).
+  TracedKernel k = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "trace");
+  Artifact spirv = require(compileArtifact(k, spirvTarget(32)), "compile");
+  Artifact sm75 = require(compileArtifact(k, nvptxTarget("sm_75")), "compile");
+  Artifact sm90 = require(compileArtifact(k, nvptxTarget("sm_90")), "compile");
+  CHECK(spirv.sharedMemBytes == sm75.sharedMemBytes);
+  CHECK(int64_t(sm90.sharedMemBytes) - int64_t(sm75.sharedMemBytes) == (64 * 32 + 32 * 64) * 2 + 64 * 64 * 4 - (64 * 32 + 32 * 64) * 4);
+}
+
 TEST_CASE("matmul through tl::dot on every device: f32, f16, bf16 and i8, ragged shapes, both modes") {
   for (Numerics mode : {Numerics::Portable, Numerics::Fast}) {
     for (Shape s : {Shape{37, 50, 70}, Shape{16, 16, 16}, Shape{65, 17, 33}}) {
