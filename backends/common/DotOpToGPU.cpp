@@ -52,12 +52,14 @@ void writeTile(OpBuilder &b, Location loc, const TileLowering &lw, const Blocked
 /// Vulkan limit): the matrix-unit path stays within it, else the FMA path runs.
 constexpr int64_t kMatrixUnitSharedLimit = 48 * 1024;
 
-/// tile.dot on matrix units (fast mode): A staged row-major and B transposed, both in their own
-/// type, and the accumulator row-major in its type; each subgroup owns a run of m x n blocks of
-/// the result (one row of blocks, or several whole rows) and walks k in steps of the unit's k,
-/// loading each A fragment once per step for all its blocks; the result goes back through the
-/// staged accumulator into the blocked layout. Returns the result elements, or nothing (no
-/// rewrite) when the target has no unit for these types or the shapes or memory do not fit.
+/// tile.dot on matrix units (fast mode). The accumulator is already in registers in the units'
+/// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
+/// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup, whose rows
+/// g and g + 8 are the tile rows 2p * R + 8w + g and (2p + 1) * R + 8w + g (R = threads / 4).
+/// A (row-major) and B (transposed) are staged in shared memory in their own type; each
+/// subgroup walks k in steps of the unit's k, loading each of its A and B fragments once per
+/// step, and the result stays where the accumulator was. Returns nothing (no rewrite) when the
+/// target has no unit for these types or the accumulator did not get the layout.
 std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location loc, const TileLowering &lw, tile::DotOp op,
                                                        ValueRange a, ValueRange b, ValueRange acc) {
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
@@ -65,21 +67,20 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
   const int64_t M = aType.getDimSize(0), K = aType.getDimSize(1), N = bType.getDimSize(1);
   Type in = aType.getElementType(), accElem = cType.getElementType();
   std::optional<TargetInfo::MmaShape> unit = lw.target.mmaShape(in, accElem);
-  const int64_t sg = lw.target.subgroupSize();
-  if (lw.portable || !unit || M % unit->m || N % unit->n || K % unit->k || lw.threads % sg)
+  std::vector<int64_t> accShape{M, N};
+  if (lw.portable || !unit || !lw.mmaShapes.count(accShape) || unit->m != 16 || unit->n != 8 || unit->accPerLane != 4 ||
+      K % unit->k)
     return std::nullopt;
-  const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, accBytes = accElem.getIntOrFloatBitWidth() / 8;
-  const int64_t bytes = (M * K + K * N) * inBytes + M * N * accBytes;
+  const int64_t bytes = (M * K + K * N) * (in.getIntOrFloatBitWidth() / 8);
   if (lw.sharedBytes + bytes > kMatrixUnitSharedLimit)
     return std::nullopt;
   auto func = cast<gpu::GPUFuncOp>(lw.kernel);
   Value sa = lw.target.allocShared(r, loc, func, in, M * K);
   Value sbT = lw.target.allocShared(r, loc, func, in, K * N);
-  Value sc = lw.target.allocShared(r, loc, func, accElem, M * N);
   lw.sharedBytes += bytes;
   BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
 
-  // Stage A, B^T and the accumulator (owners only; replicas hold the same values).
+  // Stage A row-major and B transposed (owners only; replicas hold the same values).
   auto stage = [&](const BlockedLayout &l, ValueRange values, Value buf, bool transposed) {
     auto write = [&](OpBuilder &wb, Location wl) {
       const int64_t rows = l.shape[0], cols = l.shape[1];
@@ -102,85 +103,40 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
   lw.barrier(r, loc);
   stage(la, a, sa, false);
   stage(lb, b, sbT, true);
-  stage(lc, acc, sc, false);
   lw.barrier(r, loc);
 
-  // Blocks of the result per subgroup: `per` consecutive ones in row-major block order.
-  const int64_t blocksN = N / unit->n, blocks = (M / unit->m) * blocksN, subgroups = lw.threads / sg;
-  const int64_t per = std::max<int64_t>(1, blocks / subgroups);
-  Value lane = arith::AndIOp::create(r, loc, lw.threadId, lw.i32(r, loc, sg - 1));
-  Value subgroup = arith::ShRUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, llvm::Log2_64(sg)));
-  auto compute = [&](OpBuilder &cb, Location cl) {
-    Value first = arith::MulIOp::create(cb, cl, subgroup, lw.i32(cb, cl, per)); // first block index
-    Value rowBlock = arith::ShRUIOp::create(cb, cl, first, lw.i32(cb, cl, llvm::Log2_64(blocksN)));
-    Value colBlock = arith::AndIOp::create(cb, cl, first, lw.i32(cb, cl, blocksN - 1));
-    // Block j of this subgroup: row block rowBlock + j / blocksN, column block colBlock + j % blocksN
-    // (per <= blocksN keeps one row; per > blocksN starts at column 0 and spans whole rows).
-    auto m0 = [&](OpBuilder &x, Location xl, int64_t j) {
-      Value rb = arith::AddIOp::create(x, xl, rowBlock, lw.i32(x, xl, j / blocksN));
-      return arith::MulIOp::create(x, xl, rb, lw.i32(x, xl, unit->m)).getResult();
-    };
-    auto n0 = [&](OpBuilder &x, Location xl, int64_t j) {
-      Value cbk = arith::AddIOp::create(x, xl, colBlock, lw.i32(x, xl, j % blocksN));
-      return arith::MulIOp::create(x, xl, cbk, lw.i32(x, xl, unit->n)).getResult();
-    };
-    SmallVector<std::pair<Value, Value>> coords;
-    for (int64_t i = 0; i < unit->accPerLane; ++i)
-      coords.push_back(lw.target.mmaAccumulatorCoord(cb, cl, lane, i));
-    auto accIndex = [&](OpBuilder &x, Location xl, int64_t j, int64_t i) {
-      Value row = arith::AddIOp::create(x, xl, m0(x, xl, j), coords[i].first);
-      Value col = arith::AddIOp::create(x, xl, n0(x, xl, j), coords[i].second);
-      return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, lw.i32(x, xl, N)), col).getResult();
-    };
-    SmallVector<Value> init;
-    for (int64_t j = 0; j < per; ++j)
-      for (int64_t i = 0; i < unit->accPerLane; ++i)
-        init.push_back(lw.target.loadShared(cb, cl, sc, accIndex(cb, cl, j, i), accElem));
-    auto loop = scf::ForOp::create(
-        cb, cl, lw.i32(cb, cl, 0), lw.i32(cb, cl, K), lw.i32(cb, cl, unit->k), init,
-        [&](OpBuilder &x, Location xl, Value k0, ValueRange carried) {
-          std::map<int64_t, SmallVector<Value>> aFrags, bFrags; // by row / column block offset
-          SmallVector<Value> next;
-          for (int64_t j = 0; j < per; ++j) {
-            auto &af = aFrags[j / blocksN];
-            if (af.empty()) {
-              Value base = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, m0(x, xl, j), lw.i32(x, xl, K)), k0);
-              af = lw.target.mmaLoadA(x, xl, sa, base, K, lane, in);
-            }
-            auto &bf = bFrags[j % blocksN];
-            if (bf.empty()) {
-              Value base = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, n0(x, xl, j), lw.i32(x, xl, K)), k0);
-              bf = lw.target.mmaLoadB(x, xl, sbT, base, K, lane, in);
-            }
-            auto d = lw.target.mma(x, xl, in, af, bf, carried.slice(size_t(j * unit->accPerLane), size_t(unit->accPerLane)));
-            next.append(d.begin(), d.end());
+  const int64_t R = lc.threadsPer[0], pairs = lc.reps[0] / 2, groups = lc.reps[1];
+  Value lane = arith::AndIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 31));
+  Value warpRow = arith::MulIOp::create(r, loc, arith::ShRUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 5)),
+                                        lw.i32(r, loc, 8)); // 8w
+  // Accumulator element of (pair p, column group j, fragment index i) in the thread's order.
+  auto element = [&](int64_t p, int64_t j, int64_t i) { return ((2 * p + i / 2) * groups + j) * 2 + i % 2; };
+  auto loop = scf::ForOp::create(
+      r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, unit->k), acc,
+      [&](OpBuilder &x, Location xl, Value k0, ValueRange carried) {
+        SmallVector<SmallVector<Value>> aFrags, bFrags;
+        for (int64_t p = 0; p < pairs; ++p) {
+          Value row = arith::AddIOp::create(x, xl, warpRow, lw.i32(x, xl, 2 * p * R));
+          Value base = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, lw.i32(x, xl, K)), k0);
+          aFrags.push_back(lw.target.mmaLoadA(x, xl, sa, base, K, R, lane, in));
+        }
+        for (int64_t j = 0; j < groups; ++j) {
+          Value base = arith::AddIOp::create(x, xl, lw.i32(x, xl, 8 * j * K), k0);
+          bFrags.push_back(lw.target.mmaLoadB(x, xl, sbT, base, K, lane, in));
+        }
+        SmallVector<Value> next(carried.begin(), carried.end());
+        for (int64_t p = 0; p < pairs; ++p)
+          for (int64_t j = 0; j < groups; ++j) {
+            SmallVector<Value> c;
+            for (int64_t i = 0; i < 4; ++i)
+              c.push_back(carried[element(p, j, i)]);
+            SmallVector<Value> d = lw.target.mma(x, xl, in, aFrags[p], bFrags[j], c);
+            for (int64_t i = 0; i < 4; ++i)
+              next[element(p, j, i)] = d[i];
           }
-          scf::YieldOp::create(x, xl, next);
-        });
-    for (int64_t j = 0; j < per; ++j)
-      for (int64_t i = 0; i < unit->accPerLane; ++i)
-        lw.target.storeShared(cb, cl, sc, accIndex(cb, cl, j, i), loop.getResult(unsigned(j * unit->accPerLane + i)));
-  };
-  if (blocks < subgroups) { // fewer blocks than subgroups: the rest wait at the barrier
-    Value busy = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::ult, subgroup, lw.i32(r, loc, blocks));
-    scf::IfOp::create(r, loc, busy, [&](OpBuilder &ib, Location il) {
-      compute(ib, il);
-      scf::YieldOp::create(ib, il);
-    });
-  } else {
-    compute(r, loc);
-  }
-  lw.barrier(r, loc);
-
-  // Back into the blocked layout.
-  SmallVector<Value> out;
-  Value base = lw.threadLinear(r, loc, lc, {N, 1});
-  for (int64_t e = 0; e < lc.perThread(); ++e) {
-    int64_t offset = lc.staticCoord(e, 0) * N + lc.staticCoord(e, 1);
-    Value idx = offset ? Value(arith::AddIOp::create(r, loc, base, lw.i32(r, loc, offset))) : base;
-    out.push_back(lw.target.loadShared(r, loc, sc, idx, accElem));
-  }
-  return out;
+        scf::YieldOp::create(x, xl, next);
+      });
+  return SmallVector<Value>(loop.getResults());
 }
 
 struct DotLowering final : OpConversionPattern<tile::DotOp> {

@@ -31,7 +31,10 @@ struct BlockedLayout {
   int64_t threads = 1;
   int64_t vec = 1;
 
-  static BlockedLayout get(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t maxVec = 4) {
+  /// `vecOverride` and `lastThreadsOverride` (0: chosen as above) fix the run length and the
+  /// threads along the last dimension: the matrix-unit accumulator layout (TileLowering).
+  static BlockedLayout get(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t maxVec = 4, int64_t vecOverride = 0,
+                           int64_t lastThreadsOverride = 0) {
     BlockedLayout l;
     l.shape.assign(shape.begin(), shape.end());
     l.threads = threads;
@@ -43,11 +46,11 @@ struct BlockedLayout {
     int64_t total = 1;
     for (int64_t d : shape)
       total *= d;
-    l.vec = std::clamp<int64_t>(total / threads, 1, std::min(maxVec, shape.back()));
+    l.vec = vecOverride ? vecOverride : std::clamp<int64_t>(total / threads, 1, std::min(maxVec, shape.back()));
     int64_t left = threads;
     for (int64_t k = r - 1; k >= 0; --k) {
       int64_t runs = shape[k] / l.size(k);
-      l.threadsPer[k] = std::min(left, runs);
+      l.threadsPer[k] = k == r - 1 && lastThreadsOverride ? lastThreadsOverride : std::min(left, runs);
       left /= l.threadsPer[k];
       l.reps[k] = runs / l.threadsPer[k];
     }
@@ -102,5 +105,17 @@ struct BlockedLayout {
     return idx;
   }
 };
+
+/// The layout of an M x N accumulator on 32-lane matrix units (16 x 8 blocks, mma.sync's C
+/// fragment): runs of 2 along a row, 4 threads across, so lane l = 4g + t of subgroup w holds
+/// columns 8j + 2t, 8j + 2t + 1 of rows (threads / 4) * i + 8w + g for every repetition i, j; two
+/// consecutive row repetitions 2p, 2p + 1 form the rows g and g + 8 of one 16 x 8 block.
+inline BlockedLayout mmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t threads) {
+  return BlockedLayout::get(shape, threads, 2, 2, 4);
+}
+/// Can an M x N accumulator over `threads` threads (32-lane subgroups) take that layout?
+inline bool fitsMmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t threads) {
+  return shape.size() == 2 && threads % 32 == 0 && shape[1] % 8 == 0 && shape[0] % (2 * (threads / 4)) == 0;
+}
 
 } // namespace tessera::backend

@@ -62,24 +62,25 @@ public:
                            mlir::Value index, mlir::Value value) const = 0;
 
   /// Matrix units (tensor cores) for tile.dot in fast mode. A target that has them for operand
-  /// type `in` and accumulator `acc` gives the shape of one step: a subgroup multiplies an m x k
-  /// block of A by a k x n block of B into an m x n accumulator, each lane holding `accPerLane`
-  /// of its elements. Operands come from shared memory holding `in` values: A row-major with
-  /// rows of `lda` elements, B transposed (row j is column j of B, k contiguous) with rows of
-  /// `ldb`; `aBase`/`bBase` index A[m0][k0] and B^T[n0][k0]; both multiples of 4 bytes.
+  /// type `in` and accumulator `acc` gives the shape of one step: a 32-lane subgroup multiplies
+  /// an m x k block of A by a k x n block of B into an m x n accumulator, each lane holding
+  /// `accPerLane` of its elements. Only m16n8 with 4 per lane is used (mmaAccumulatorLayout).
   struct MmaShape {
     int64_t m = 0, n = 0, k = 0, accPerLane = 0;
   };
   virtual std::optional<MmaShape> mmaShape(mlir::Type in, mlir::Type acc) const;
-  /// Where accumulator element `i` of lane `lane` sits in the m x n block: (row, column).
-  virtual std::pair<mlir::Value, mlir::Value> mmaAccumulatorCoord(mlir::OpBuilder &b, mlir::Location loc,
-                                                                   mlir::Value lane, int64_t i) const;
-  /// This lane's fragment of the A block at aBase, and of the B block at bBase.
+  /// This lane's fragment of an A block from shared memory holding A row-major (rows of `lda`
+  /// elements of `in`): the block's rows 0..7 start at element aBase, its rows 8..15 `rowStep`
+  /// rows further (8 for a plain 16-row block).
   virtual llvm::SmallVector<mlir::Value> mmaLoadA(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared,
-                                                  mlir::Value aBase, int64_t lda, mlir::Value lane, mlir::Type in) const;
+                                                  mlir::Value aBase, int64_t lda, int64_t rowStep, mlir::Value lane,
+                                                  mlir::Type in) const;
+  /// This lane's fragment of a B block from shared memory holding B transposed (row j is column j
+  /// of B, rows of `ldb` elements); bBase indexes B^T[n0][k0].
   virtual llvm::SmallVector<mlir::Value> mmaLoadB(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared,
                                                   mlir::Value bBase, int64_t ldb, mlir::Value lane, mlir::Type in) const;
-  /// acc + A x B for one step, from the fragments; gives the new accumulator elements.
+  /// acc + A x B for one step from the fragments; `acc` and the result are the lane's C fragment
+  /// (element i at row g + 8 (i / 2), column 2t + i % 2 of the block, lane = 4g + t).
   virtual llvm::SmallVector<mlir::Value> mma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type in,
                                              mlir::ValueRange a, mlir::ValueRange bFrag, mlir::ValueRange acc) const;
 

@@ -8,6 +8,9 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <map>
+#include <vector>
+
 namespace tessera::backend {
 
 /// Shared-memory bytes a lowered kernel uses (an i32 attribute on its gpu.func).
@@ -32,7 +35,16 @@ struct TileLowering {
   /// narrowest element type the kernel loads or stores, at least 4 (kernelRunLimit).
   int64_t maxVec = 4;
 
+  /// Shapes whose tiles take the matrix-unit accumulator layout (mmaAccumulatorLayout): the
+  /// accumulators of fast-mode dots the target runs on its matrix units, so that the loop around
+  /// a dot keeps them in registers where the units want them. Every tile of such a shape in the
+  /// kernel uses it (one layout per shape keeps element-wise ops between them local).
+  std::map<std::vector<int64_t>, bool> mmaShapes;
+
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    if (mmaShapes.count(shape))
+      return mmaAccumulatorLayout(type.getShape(), threads);
     return BlockedLayout::get(type.getShape(), threads, maxVec);
   }
   mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v) const;

@@ -32,10 +32,7 @@ SmallVector<Value> TargetInfo::loadRun(OpBuilder &b, Location loc, Value buffer,
 }
 
 std::optional<TargetInfo::MmaShape> TargetInfo::mmaShape(Type, Type) const { return std::nullopt; }
-std::pair<Value, Value> TargetInfo::mmaAccumulatorCoord(OpBuilder &, Location, Value, int64_t) const {
-  llvm_unreachable("mmaAccumulatorCoord on a target without matrix units");
-}
-SmallVector<Value> TargetInfo::mmaLoadA(OpBuilder &, Location, Value, Value, int64_t, Value, Type) const {
+SmallVector<Value> TargetInfo::mmaLoadA(OpBuilder &, Location, Value, Value, int64_t, int64_t, Value, Type) const {
   llvm_unreachable("mmaLoadA on a target without matrix units");
 }
 SmallVector<Value> TargetInfo::mmaLoadB(OpBuilder &, Location, Value, Value, int64_t, Value, Type) const {
@@ -149,6 +146,16 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   TileLowering lowering{target, threads, tid, func};
   lowering.portable = portable && !faultInjected("reduce-order");
   lowering.maxVec = maxVec;
+  // Accumulators of fast dots on matrix units get the units' layout (DotOpToGPU.cpp).
+  if (!lowering.portable)
+    func.walk([&](tile::DotOp dot) {
+      auto a = cast<RankedTensorType>(dot.getA().getType());
+      auto c = cast<RankedTensorType>(dot.getType());
+      std::optional<TargetInfo::MmaShape> unit = target.mmaShape(a.getElementType(), c.getElementType());
+      if (unit && target.subgroupSize() == 32 && a.getDimSize(1) % unit->k == 0 &&
+          fitsMmaAccumulatorLayout(c.getShape(), threads))
+        lowering.mmaShapes[std::vector<int64_t>(c.getShape().begin(), c.getShape().end())] = true;
+    });
   TileTypeConverter converter(lowering);
   RewritePatternSet patterns(ctx);
   populateGridOpToGPUPatterns(lowering, converter, patterns);

@@ -26,8 +26,8 @@ public:
 
   // ---- tensor cores: mma.sync m16n8k16, f16 or bf16 -> f32, sm_80+ ---------------------------
   // Lane l is in group g = l / 4 with position t = l % 4 (the PTX ISA's fragment layouts):
-  //   A (16 x 16, row-major): word i holds two elements of row g (+8 for i odd) at column
-  //     2t (+8 for i >= 2);
+  //   A (16 x 16, row-major): word i holds two elements of row g (+8 for i odd: `rowStep` rows
+  //     of the staged A) at column 2t (+8 for i >= 2);
   //   B (16 x 8, read from B^T rows): word i holds two elements of column g at row 2t (+8 for i = 1);
   //   C (16 x 8): element i at row g (+8 for i >= 2), column 2t + i % 2.
   // (i8 -> i32 would be m16n8k32 with four values per word; not enabled until a GPU run checks it.)
@@ -40,20 +40,12 @@ public:
     return std::nullopt;
   }
 
-  std::pair<Value, Value> mmaAccumulatorCoord(OpBuilder &b, Location loc, Value lane, int64_t i) const override {
-    Value g = arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 2));
-    Value t2 = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, lane, c32(b, loc, 3)), c32(b, loc, 1));
-    Value row = i >= 2 ? Value(arith::AddIOp::create(b, loc, g, c32(b, loc, 8))) : g;
-    Value col = i % 2 ? Value(arith::AddIOp::create(b, loc, t2, c32(b, loc, 1))) : t2;
-    return {row, col};
-  }
-
-  SmallVector<Value> mmaLoadA(OpBuilder &b, Location loc, Value shared, Value aBase, int64_t lda, Value lane,
-                              Type in) const override {
+  SmallVector<Value> mmaLoadA(OpBuilder &b, Location loc, Value shared, Value aBase, int64_t lda, int64_t rowStep,
+                              Value lane, Type in) const override {
     Value start = arith::AddIOp::create(b, loc, aBase, laneOffset(b, loc, lane, lda));
     SmallVector<Value> words;
     for (int64_t i = 0; i < 4; ++i)
-      words.push_back(wordAt(b, loc, shared, start, (i % 2) * 8 * lda + (i / 2) * 8, in));
+      words.push_back(wordAt(b, loc, shared, start, (i % 2) * rowStep * lda + (i / 2) * 8, in));
     return words;
   }
 
