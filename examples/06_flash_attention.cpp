@@ -6,7 +6,12 @@
 // exponentials l and the unnormalised output acc. A new block rescales what was carried by
 // exp(m_old - m_new), so the [seq x seq] score matrix never exists in memory. Causal attention
 // stops the walk at the diagonal and masks the scores above it.
-// Run: 06_flash_attention [batch] [heads] [seq] [D] [--dtype=f16|bf16] [--causal] [--portable].
+// Run: 06_flash_attention [batch] [heads] [seq] [D] [--dtype=f16|bf16] [--causal] [--portable]
+//                         [--blocks=BLOCK_MxBLOCK_N] [--repeat=R]
+// The blocks default to 64 x 64 (D = 64) or 64 x 32 (D = 128) on NVIDIA through CUDA (tensor
+// cores, operands staged as 16-bit values) and 16 x 16 elsewhere (the FMA path stages 32-bit
+// values: two products of a D = 128 program must fit lavapipe's 32 KiB). --repeat=R times R more
+// launches; past 2^32 multiply-adds only 64 random (batch x head, row) pairs are checked.
 #include "tessera/runtime/Runtime.hpp"
 #ifndef TESSERA_EXAMPLE_AOT
 #include "tessera/interpreter.hpp"
@@ -26,17 +31,20 @@ using tessera::bf16;
 using tessera::DType;
 using tessera::f16;
 
-// 16 x 16 blocks keep the two staged products of a D = 128 program within lavapipe's 32 KiB of
-// shared memory (docs/language.md: dot).
-constexpr int BLOCK_M = 16, BLOCK_N = 16;
-static std::string packageName(const std::string &dtype, int D, bool causal, bool portable) {
-  return "/attention_" + dtype + "_d" + std::to_string(D) + (causal ? "_causal" : "") + (portable ? "_portable" : "_fast") + ".tspkg";
+struct Blocks {
+  int m = 0, n = 0;
+  std::string name() const { return std::to_string(m) + "x" + std::to_string(n); }
+};
+static std::string packageName(const std::string &dtype, int D, bool causal, bool portable, Blocks bl) {
+  return "/attention_" + dtype + "_d" + std::to_string(D) + (causal ? "_causal" : "") + (portable ? "_portable" : "_fast") +
+         "_" + bl.name() + ".tspkg";
 }
 
 #ifndef TESSERA_EXAMPLE_AOT
 namespace tl = tessera::tl;
-template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, bool causal, bool portable) {
-  auto attention = [D, causal](tl::Ptr<T> q, tl::Ptr<T> k, tl::Ptr<T> v, tl::Ptr<T> o, tl::Scalar<int32_t> seq,
+template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, bool causal, bool portable, Blocks bl) {
+  const int BLOCK_M = bl.m, BLOCK_N = bl.n;
+  auto attention = [D, causal, BLOCK_M, BLOCK_N](tl::Ptr<T> q, tl::Ptr<T> k, tl::Ptr<T> v, tl::Ptr<T> o, tl::Scalar<int32_t> seq,
                                tl::Scalar<float> scale) {
     const DType dt = tessera::DTypeOf<T>::value;
     tl::Tile head = tl::program_id(1) * seq * D; // this (batch, head)'s [seq x D] slice
@@ -78,29 +86,32 @@ static int fail(const char *what, const tessera::Status &s) {
   return 1;
 }
 
-template <class T> int run(int batch, int heads, int seq, int D, bool causal, bool portable, const std::string &packageDir,
-                           const std::string &writeDir) {
+template <class T> int run(int batch, int heads, int seq, int D, bool causal, bool portable, Blocks bl, int repeat,
+                           const std::string &packageDir, const std::string &writeDir) {
   const std::string dtype = std::is_same_v<T, f16> ? "f16" : "bf16";
+  auto rt = tessera::Runtime::create();
+  if (!rt) return fail("runtime", rt.status());
+  auto device = (*rt)->openDefault();
+  if (!device) return fail("device", device.status());
+  tessera::Device &dev = **device;
+  if (!bl.m) // tensor cores on NVIDIA (CUDA) take bigger blocks: their operands are 16-bit in shared memory
+    bl = dev.target().kind == tessera::TargetKind::PTX && !portable ? Blocks{64, D == 64 ? 64 : 32} : Blocks{16, 16};
+  const int BLOCK_M = bl.m;
 #ifndef TESSERA_EXAMPLE_AOT
-  auto kernel = traceAttention<T>(D, causal, portable);
+  auto kernel = traceAttention<T>(D, causal, portable, bl);
   if (!kernel) return fail("trace", kernel.status());
   if (!writeDir.empty()) {
     std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
     auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
-    if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, D, causal, portable), *all); !s) return fail("write", s);
+    if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, D, causal, portable, bl), *all); !s) return fail("write", s);
   }
 #endif
-  auto rt = tessera::Runtime::create();
-  if (!rt) return fail("runtime", rt.status());
-  auto device = (*rt)->openDefault();
-  if (!device) return fail("device", device.status());
-  tessera::Device &dev = **device;
 #ifndef TESSERA_EXAMPLE_AOT
   auto pkg = tessera::compile(*kernel, dev.target());
 #else
-  auto pkg = tessera::readPackageFile(packageDir + packageName(dtype, D, causal, portable));
+  auto pkg = tessera::readPackageFile(packageDir + packageName(dtype, D, causal, portable, bl));
 #endif
   if (!pkg) return fail("compile", pkg.status());
   auto module = dev.load(*pkg);
@@ -135,37 +146,54 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   const int digits = std::is_same_v<T, f16> ? 11 : 8;
   double worst = 0;
   std::vector<double> w(seq);
-  for (int bh = 0; bh < batch * heads; ++bh)
-    for (int r = 0; r < seq; ++r) {
-      const size_t base = size_t(bh) * seq * D;
-      int last = causal ? r : seq - 1;
-      double mx = -INFINITY, sum = 0, vmax = 0;
-      for (int c = 0; c <= last; ++c) {
-        double dotqk = 0;
-        for (int d = 0; d < D; ++d) dotqk += double(q[base + size_t(r) * D + d].toFloat()) * k[base + size_t(c) * D + d].toFloat();
-        w[c] = dotqk * scale;
-        mx = std::max(mx, w[c]);
-      }
-      for (int c = 0; c <= last; ++c) sum += (w[c] = std::exp(w[c] - mx));
-      for (int d = 0; d < D; ++d) {
-        double ref = 0;
-        for (int c = 0; c <= last; ++c) {
-          double x = v[base + size_t(c) * D + d].toFloat();
-          ref += w[c] / sum * x;
-          vmax = std::max(vmax, std::fabs(x));
-        }
-        double got = o[base + size_t(r) * D + d].toFloat(), err = std::fabs(got - ref);
-        double ulp = std::ldexp(1.0, std::max(std::ilogb(std::fabs(ref)), digits == 11 ? -14 : -126) - (digits - 1));
-        double allowed = ulp + std::ldexp(vmax, -digits) + 1e-5 * vmax;
-        if (!(err <= allowed)) {
-          std::fprintf(stderr, "06_flash_attention: o[%d][%d][%d] = %.6g, expected %.6g (allowed %.3g)\n", bh, r, d, got, ref, allowed);
-          return 1;
-        }
-        worst = std::max(worst, err / allowed);
-      }
+  std::vector<std::pair<int, int>> checks; // (batch x head, row)
+  const bool sampled = double(batch) * heads * seq * seq * D > 0x1p32;
+  for (int bh = 0; bh < batch * heads && !sampled; ++bh)
+    for (int r = 0; r < seq; ++r) checks.push_back({bh, r});
+  for (int i = 0; sampled && i < 64; ++i)
+    checks.push_back({std::uniform_int_distribution<int>(0, batch * heads - 1)(rng), std::uniform_int_distribution<int>(0, seq - 1)(rng)});
+  for (auto [bh, r] : checks) {
+    const size_t base = size_t(bh) * seq * D;
+    int last = causal ? r : seq - 1;
+    double mx = -INFINITY, sum = 0, vmax = 0;
+    for (int c = 0; c <= last; ++c) {
+      double dotqk = 0;
+      for (int d = 0; d < D; ++d) dotqk += double(q[base + size_t(r) * D + d].toFloat()) * k[base + size_t(c) * D + d].toFloat();
+      w[c] = dotqk * scale;
+      mx = std::max(mx, w[c]);
     }
-  std::printf("attention %dx%dx%dx%d %s%s (%s) on %s: largest error %.0f%% of its bound\n", batch, heads, seq, D,
-              dtype.c_str(), causal ? " causal" : "", portable ? "portable" : "fast", dev.describe().c_str(), 100 * worst);
+    for (int c = 0; c <= last; ++c) sum += (w[c] = std::exp(w[c] - mx));
+    for (int d = 0; d < D; ++d) {
+      double ref = 0;
+      for (int c = 0; c <= last; ++c) {
+        double x = v[base + size_t(c) * D + d].toFloat();
+        ref += w[c] / sum * x;
+        vmax = std::max(vmax, std::fabs(x));
+      }
+      double got = o[base + size_t(r) * D + d].toFloat(), err = std::fabs(got - ref);
+      double ulp = std::ldexp(1.0, std::max(std::ilogb(std::fabs(ref)), digits == 11 ? -14 : -126) - (digits - 1));
+      double allowed = ulp + std::ldexp(vmax, -digits) + 1e-5 * vmax;
+      if (!(err <= allowed)) {
+        std::fprintf(stderr, "06_flash_attention: o[%d][%d][%d] = %.6g, expected %.6g (allowed %.3g)\n", bh, r, d, got, ref, allowed);
+        return 1;
+      }
+      worst = std::max(worst, err / allowed);
+    }
+  }
+  std::printf("attention %dx%dx%dx%d %s%s (%s, blocks %s) on %s: largest error %.0f%% of its bound%s\n", batch, heads, seq,
+              D, dtype.c_str(), causal ? " causal" : "", portable ? "portable" : "fast", bl.name().c_str(),
+              dev.describe().c_str(), 100 * worst, sampled ? " (64 random rows checked)" : "");
+  if (repeat > 0) {
+    if (auto s = dev.beginTiming(); !s) return fail("timing", s);
+    for (int i = 0; i < repeat; ++i)
+      if (auto s = attn->launch(grid, {bufs[0], bufs[1], bufs[2], bufs[3], int32_t(seq), scale}); !s) return fail("launch", s);
+    auto seconds = dev.endTiming();
+    if (!seconds) return fail("timing", seconds.status());
+    std::sort(seconds->begin(), seconds->end());
+    double median = (*seconds)[seconds->size() / 2];
+    double flops = 4.0 * batch * heads * double(seq) * seq * D * (causal ? 0.5 : 1.0);
+    std::printf("timed %d launches: median %.4f ms, %.2f TFLOP/s\n", repeat, median * 1e3, flops / median / 1e12);
+  }
 
 #ifndef TESSERA_EXAMPLE_AOT
   if (portable) { // the interpreter's bits on every device
@@ -184,6 +212,8 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
 int main(int argc, char **argv) {
   std::string packageDir = ".", writeDir, dtype = "f16";
   bool causal = false, portable = false;
+  Blocks bl;
+  int repeat = 0;
   std::vector<int> pos;
   for (int i = 1; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--package-dir=", 14)) packageDir = argv[i] + 14;
@@ -191,6 +221,11 @@ int main(int argc, char **argv) {
     else if (!std::strncmp(argv[i], "--dtype=", 8)) dtype = argv[i] + 8;
     else if (!std::strcmp(argv[i], "--causal")) causal = true;
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
+    else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
+    else if (!std::strncmp(argv[i], "--blocks=", 9)) {
+      if (std::sscanf(argv[i] + 9, "%dx%d", &bl.m, &bl.n) != 2 || bl.m < 16 || bl.n < 16)
+        return std::fprintf(stderr, "06_flash_attention: --blocks=MxN, powers of two of at least 16\n"), 1;
+    }
     else if (argv[i][0] == '-') return std::fprintf(stderr, "06_flash_attention: unknown option %s\n", argv[i]), 1;
     else pos.push_back(std::atoi(argv[i]));
   }
@@ -198,7 +233,7 @@ int main(int argc, char **argv) {
       D = pos.size() > 3 ? pos[3] : 64;
   if (batch < 1 || heads < 1 || seq < 1 || (D != 64 && D != 128))
     return std::fprintf(stderr, "06_flash_attention: need batch, heads, seq >= 1 and D = 64 or 128\n"), 1;
-  if (dtype == "f16") return run<f16>(batch, heads, seq, D, causal, portable, packageDir, writeDir);
-  if (dtype == "bf16") return run<bf16>(batch, heads, seq, D, causal, portable, packageDir, writeDir);
+  if (dtype == "f16") return run<f16>(batch, heads, seq, D, causal, portable, bl, repeat, packageDir, writeDir);
+  if (dtype == "bf16") return run<bf16>(batch, heads, seq, D, causal, portable, bl, repeat, packageDir, writeDir);
   return std::fprintf(stderr, "06_flash_attention: --dtype must be f16 or bf16\n"), 1;
 }

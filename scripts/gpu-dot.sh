@@ -13,12 +13,14 @@ for backend in cuda vulkan; do
              "1000 1000 1000 --dtype=bf16 --act=none" "4096 4096 4096 --dtype=f16 --act=none --repeat=10"; do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot $run --package-dir=$S/pkgs/example || status=1
   done
-  for config in 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4; do
+  # The sweep of block shapes (skip it with TESSERA_DOT_SWEEP=0).
+  for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4); do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$config \
       --package-dir=$S/pkgs/example || status=1
   done
   for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal" \
-             "1 2 77 128 --dtype=bf16 --portable"; do
+             "1 2 77 128 --dtype=bf16 --portable" "4 32 4096 128 --dtype=f16 --repeat=5" \
+             "4 32 4096 128 --dtype=f16 --causal --repeat=5"; do
     TESSERA_BACKEND=$backend $S/bin/06_flash_attention_aot $run --package-dir=$S/pkgs/example || status=1
   done
 done
@@ -29,7 +31,19 @@ a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16); b = torch.randn
 ms = tt.do_bench(lambda: a @ b)
 print(f"torch f16 4096^3: {ms:.4f} ms, {2 * 4096**3 / ms / 1e9:.1f} TFLOP/s")
 PY
+echo "== anchor: PyTorch SDPA (flash) f16, batch 4, 32 heads, seq 4096, head dim 128, same GPU"
+python3 - <<'PY' || status=1
+import torch, triton.testing as tt
+import torch.nn.functional as F
+q, k, v = (torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
+for causal in (False, True):
+    ms = tt.do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+    flops = 4 * 4 * 32 * 4096 * 4096 * 128 * (0.5 if causal else 1.0)
+    print(f"torch SDPA causal={causal}: {ms:.4f} ms, {flops / ms / 1e9:.1f} TFLOP/s")
+PY
 echo "== instructions of the f16 matmul kernel's PTX (fma, mma, wgmma)"
 strings -n 4 $S/pkgs/example/matmul_f16_none_fast_64x64x32w4.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*|wgmma[.a-z0-9]*" | sort | uniq -c
+echo "== and of the f16 attention kernel (D 128, blocks 64 x 32)"
+strings -n 4 $S/pkgs/example/attention_f16_d128_fast_64x32.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*" | sort | uniq -c
 echo "== exit status $status"
 exit $status
