@@ -214,6 +214,39 @@ std::vector<Case> build() {
   row("sum_axis0", 0, TL([](tl::Tile x, tl::Tile, tl::Tile) {
         return tl::reshape(tl::broadcast_to(tl::sum(tl::reshape(x, {16, 16}), 0, true), {16, 16}), {BLOCK});
       }), values, {.fast = sumBound, .portable = sumBound}, true);
+  // The row as two 16 x 16 tiles multiplied with dot, in the row's own type (f32, or f16/bf16
+  // operands into f32): portable mode fixes the k order; fast mode may fuse and use tensor cores.
+  // Bound: K = 16 roundings of the sum of |products| (the problem's scale).
+  {
+    Case c{"dot", "dot", {.fast = {1, 0, 16 * kF32Eps}, .portable = {1, 0, 16 * kF32Eps}}, nullptr, nullptr, rowSizes};
+#ifndef TESSERA_SUITE_AOT
+    c.trace = [](DType t, Numerics mode) {
+      Body body = [t](tl::Tile x, tl::Tile y, tl::Tile) {
+        tl::Tile a = tl::reshape(x, {16, 16}), b = tl::reshape(y, {16, 16});
+        if (t != DType::F32) // exact: the values came from t
+          a = tl::cast(a, t), b = tl::cast(b, t);
+        return tl::reshape(tl::dot(a, b), {BLOCK});
+      };
+      return traceFor(t, "dot", mode, 0, body);
+    };
+#else
+    c.trace = [](DType t, Numerics mode) { return traceFor(t, "dot", mode, 0, nullptr); };
+#endif
+    c.problem = [values](DType t, int32_t n, std::mt19937 &rng) {
+      Problem p = rowProblem(t, n, rng, values, false);
+      for (int32_t row = 0; row * BLOCK < n; ++row)
+        for (int32_t i = 0; i < BLOCK && row * BLOCK + i < n; ++i) {
+          double sum = 0;
+          for (int32_t k = 0; k < 16; ++k) {
+            int32_t ia = row * BLOCK + (i / 16) * 16 + k, ib = row * BLOCK + k * 16 + i % 16;
+            sum += std::fabs((ia < n ? elementValue(p.x, size_t(ia)) : 0) * (ib < n ? elementValue(p.y, size_t(ib)) : 0));
+          }
+          p.scale[size_t(row * BLOCK + i)] = sum;
+        }
+      return p;
+    };
+    out.push_back(std::move(c));
+  }
   row("max", 0, TL([](tl::Tile x, tl::Tile, tl::Tile mask) { return tl::broadcast_to(tl::max(tl::where(mask, x, -INFINITY)), {BLOCK}); }),
       values, {.fast = {0}, .portable = {0}}, true);
   row("cumsum", 0, TL([](tl::Tile x, tl::Tile, tl::Tile) { return tl::cumsum(x, 0); }), values,
