@@ -6,11 +6,13 @@
 // numbered in groups of GROUP_M block-rows so that neighbours share tiles of B in the L2 cache.
 // The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
 // Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16] [--act=none|relu|gelu] [--portable] [--repeat=R]
-//                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 64x64x32/4).
+//                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 64x64x32/4)
+//                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp).
 // --repeat=R also times R more launches on the device and prints the median TFLOP/s. Past 2^30
 // multiply-adds only 64 random rows of C are checked against float64 (the host is slow).
 #include "tessera/runtime/Runtime.hpp"
 #ifndef TESSERA_EXAMPLE_AOT
+#include "tessera/autotune.hpp"
 #include "tessera/interpreter.hpp"
 #include "tessera/tessera.hpp"
 #endif
@@ -20,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -79,9 +82,8 @@ static int fail(const char *what, const tessera::Status &s) {
   return 1;
 }
 
-template <class T> int run(int M, int N, int K, Act act, bool portable, int repeat, Config cfg,
+template <class T> int run(int M, int N, int K, Act act, bool portable, int repeat, Config cfg, bool tune,
                            const std::string &packageDir, const std::string &writeDir) {
-  const int BM = cfg.BM, BN = cfg.BN;
   const std::string dtype = std::is_same_v<T, f16> ? "f16" : "bf16";
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceMatmul<T>(act, portable, cfg);
@@ -109,6 +111,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   if (!module) return fail("load", module.status());
   auto mm = module->kernel("matmul");
   if (!mm) return fail("kernel", mm.status());
+  tessera::Kernel matmul = *mm;
 
   std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
@@ -123,10 +126,47 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   if (!da || !db || !dc || !dbias) return fail("allocate", !da ? da.status() : !db ? db.status() : !dc ? dc.status() : dbias.status());
   if (auto s = da->upload(std::span<const T>(a)); !s) return fail("upload", s);
   if (auto s = db->upload(std::span<const T>(b)); !s) return fail("upload", s);
-  if (auto s = dc->upload(std::span<const T>(c)); !s) return fail("upload", s); // poison: NaN everywhere
   if (auto s = dbias->upload(std::span<const float>(bias)); !s) return fail("upload", s);
-  const tessera::Grid grid{uint32_t(((M + BM - 1) / BM) * ((N + BN - 1) / BN))};
-  if (auto s = mm->launch(grid, {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)}); !s) return fail("launch", s);
+  auto gridOf = [&](const Config &g) { return tessera::Grid{uint32_t(((M + g.BM - 1) / g.BM) * ((N + g.BN - 1) / g.BN))}; };
+#ifndef TESSERA_EXAMPLE_AOT
+  std::optional<tessera::Tuned> tuned;
+  if (tune) {
+    // The fastest of a few block shapes on this device, measured once and then remembered per
+    // device, driver and shape bucket ($TESSERA_CACHE_DIR/autotune.txt). Shapes the device
+    // cannot run (too much shared memory) are skipped with their reason.
+    std::vector<tessera::TuneConfig> configs;
+    for (Config g : {Config{64, 64, 32, 4}, Config{128, 64, 32, 4}, Config{64, 128, 32, 4}, Config{128, 64, 32, 8},
+                     Config{32, 64, 32, 4}, Config{32, 32, 32, 2}})
+      configs.push_back({{{"BM", g.BM}, {"BN", g.BN}, {"BK", g.BK}}, uint32_t(g.warps)});
+    auto configOf = [](const tessera::TuneConfig &t) {
+      return Config{int(t.get("BM")), int(t.get("BN")), int(t.get("BK")), int(t.numWarps)};
+    };
+    tessera::Autotuner tuner;
+    auto best = tuner.tune(
+        dev, "matmul_" + dtype + "_" + actName(act) + (portable ? "_portable" : "_fast"),
+        tessera::shapeBucket({int64_t(M), int64_t(N), int64_t(K)}), configs,
+        [&](const tessera::TuneConfig &t) { return traceMatmul<T>(act, portable, configOf(t)); },
+        [&](const tessera::Kernel &k, const tessera::TuneConfig &t) {
+          return k.launch(gridOf(configOf(t)), {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)});
+        });
+    if (!best) return fail("tune", best.status());
+    tuned = std::move(*best);
+    cfg = configOf(tuned->config);
+    matmul = tuned->kernel;
+    kernel = traceMatmul<T>(act, portable, cfg); // for the interpreter's check below
+    if (!kernel) return fail("trace", kernel.status());
+    if (tuned->fromCache)
+      std::printf("tuned: %s from the cache\n", cfg.name().c_str());
+    else
+      std::printf("tuned: %s, the fastest of %zu measured (%zu skipped)\n", cfg.name().c_str(), tuned->seconds.size(),
+                  tuned->skipped.size());
+  }
+#else
+  if (tune) return std::fprintf(stderr, "05_matmul: --tune needs the compiler (this is the runtime-only build)\n"), 1;
+#endif
+  if (auto s = dc->upload(std::span<const T>(c)); !s) return fail("upload", s); // poison: NaN everywhere
+  const tessera::Grid grid = gridOf(cfg);
+  if (auto s = matmul.launch(grid, {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)}); !s) return fail("launch", s);
   if (auto s = dc->download(std::span<T>(c)); !s) return fail("download", s);
 
   // Against float64: the f32 sum is within K * 2^-24 of Σ|a b| (either order, fused or not);
@@ -162,7 +202,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   if (repeat > 0) {
     if (auto s = dev.beginTiming(); !s) return fail("timing", s);
     for (int i = 0; i < repeat; ++i)
-      if (auto s = mm->launch(grid, {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)}); !s) return fail("launch", s);
+      if (auto s = matmul.launch(grid, {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)}); !s) return fail("launch", s);
     auto seconds = dev.endTiming();
     if (!seconds) return fail("timing", seconds.status());
     std::sort(seconds->begin(), seconds->end());
@@ -191,6 +231,7 @@ int main(int argc, char **argv) {
   Act act = Act::Gelu;
   bool portable = false;
   int repeat = 0;
+  bool tune = false;
   Config cfg;
   std::vector<int> pos;
   for (int i = 1; i < argc; ++i) {
@@ -202,6 +243,7 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--act=gelu")) act = Act::Gelu;
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
+    else if (!std::strcmp(argv[i], "--tune")) tune = true;
     else if (!std::strncmp(argv[i], "--config=", 9)) {
       if (std::sscanf(argv[i] + 9, "%dx%dx%d/%d", &cfg.BM, &cfg.BN, &cfg.BK, &cfg.warps) != 4)
         return std::fprintf(stderr, "05_matmul: --config=BMxBNxBK/WARPS, e.g. 64x64x32/4\n"), 1;
@@ -211,7 +253,7 @@ int main(int argc, char **argv) {
   }
   int M = pos.size() > 0 ? pos[0] : 200, N = pos.size() > 1 ? pos[1] : 130, K = pos.size() > 2 ? pos[2] : 300;
   if (M < 1 || N < 1 || K < 1) return std::fprintf(stderr, "05_matmul: need M, N, K >= 1\n"), 1;
-  if (dtype == "f16") return run<f16>(M, N, K, act, portable, repeat, cfg, packageDir, writeDir);
-  if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, repeat, cfg, packageDir, writeDir);
+  if (dtype == "f16") return run<f16>(M, N, K, act, portable, repeat, cfg, tune, packageDir, writeDir);
+  if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, repeat, cfg, tune, packageDir, writeDir);
   return std::fprintf(stderr, "05_matmul: --dtype must be f16 or bf16\n"), 1;
 }
