@@ -12,6 +12,7 @@ packages=(
   libvulkan-dev libvulkan-volk-dev                   # Vulkan headers and volk (the loader is dlopened)
   mesa-vulkan-drivers                                # lavapipe: a CPU Vulkan device
   doctest-dev                                        # unit tests
+  libpng-dev pkg-config                              # the embedding example (examples/embed) and its install test
 )
 missing=()
 for p in "${packages[@]}"; do
