@@ -1,6 +1,7 @@
-// Lowering of tile.dot on every target without matrix units: both operands staged through shared
-// memory, then each thread accumulates its own elements of the result over k in a loop, loading
-// each row of `a` and each column of `b` it needs once per k (register blocking).
+// Lowering of tile.dot. On every target: both operands staged through shared memory, then each
+// thread accumulates its own elements of the result over k in a loop, loading each row of `a` and
+// each column of `b` it needs once per k (register blocking). In fast mode, on a target with
+// matrix units for the types, the units instead (lowerWithMatrixUnits).
 //
 // Portable mode keeps the order of docs/numerics.md: per element, from acc, k = 0, 1, ... adds
 // the product rounded to the accumulator type with separate mul and add (the targets keep them
@@ -22,21 +23,16 @@ using namespace mlir;
 namespace tessera::backend {
 namespace {
 
-/// Writes this thread's elements of a tile (layout `l`, row-major) into shared `buf`. Operands
-/// of a dot are stored in the accumulator's type: floats widened exactly, i8 sign-extended.
+/// Writes this thread's elements of a 2-D tile (layout `l`) to shared memory, element (i, j) at
+/// index i * coef[0] + j * coef[1] (row-major: {cols, 1}; transposed: {1, rows}), through
+/// `store`. Only owners write (replicas hold the same values).
 void writeTile(OpBuilder &b, Location loc, const TileLowering &lw, const BlockedLayout &l, ValueRange values,
-               const SharedBuffer &buf, Type accElem) {
-  SmallVector<int64_t, 4> strides = stridesOf(l.shape);
+               ArrayRef<int64_t> coef, llvm::function_ref<void(OpBuilder &, Location, Value, Value)> store) {
   auto writeAll = [&](OpBuilder &wb, Location wl) {
-    Value base = lw.threadLinear(wb, wl, l, strides);
+    Value base = lw.threadLinear(wb, wl, l, coef);
     for (int64_t e = 0; e < l.perThread(); ++e) {
-      int64_t offset = l.staticCoord(e, 0) * strides[0] + l.staticCoord(e, 1) * strides[1];
-      Value idx = offset ? Value(arith::AddIOp::create(wb, wl, base, lw.i32(wb, wl, offset))) : base;
-      Value v = values[e];
-      if (v.getType() != accElem)
-        v = isa<FloatType>(accElem) ? Value(arith::ExtFOp::create(wb, wl, accElem, v))
-                                    : Value(arith::ExtSIOp::create(wb, wl, accElem, v));
-      lw.storeShared(wb, wl, buf, idx, v);
+      int64_t offset = l.staticCoord(e, 0) * coef[0] + l.staticCoord(e, 1) * coef[1];
+      store(wb, wl, offset ? Value(arith::AddIOp::create(wb, wl, base, lw.i32(wb, wl, offset))) : base, values[e]);
     }
   };
   if (Value owner = lw.ownerPredicate(b, loc, l))
@@ -80,29 +76,13 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
   lw.sharedBytes += bytes;
   BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
 
-  // Stage A row-major and B transposed (owners only; replicas hold the same values).
-  auto stage = [&](const BlockedLayout &l, ValueRange values, Value buf, bool transposed) {
-    auto write = [&](OpBuilder &wb, Location wl) {
-      const int64_t rows = l.shape[0], cols = l.shape[1];
-      SmallVector<int64_t> coef = transposed ? SmallVector<int64_t>{1, rows} : SmallVector<int64_t>{cols, 1};
-      Value base = lw.threadLinear(wb, wl, l, coef);
-      for (int64_t e = 0; e < l.perThread(); ++e) {
-        int64_t offset = l.staticCoord(e, 0) * coef[0] + l.staticCoord(e, 1) * coef[1];
-        Value idx = offset ? Value(arith::AddIOp::create(wb, wl, base, lw.i32(wb, wl, offset))) : base;
-        lw.target.storeShared(wb, wl, buf, idx, values[e]);
-      }
-    };
-    if (Value owner = lw.ownerPredicate(r, loc, l))
-      scf::IfOp::create(r, loc, owner, [&](OpBuilder &ib, Location il) {
-        write(ib, il);
-        scf::YieldOp::create(ib, il);
-      });
-    else
-      write(r, loc);
+  // Stage A row-major and B transposed, in their own type.
+  auto storeTo = [&](Value buf) {
+    return [&lw, buf](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, buf, idx, v); };
   };
   lw.barrier(r, loc);
-  stage(la, a, sa, false);
-  stage(lb, b, sbT, true);
+  writeTile(r, loc, lw, la, a, {K, 1}, storeTo(sa));
+  writeTile(r, loc, lw, lb, b, {1, K}, storeTo(sbT));
   lw.barrier(r, loc);
 
   const int64_t R = lc.threadsPer[0], pairs = lc.reps[0] / 2, groups = lc.reps[1];
@@ -162,9 +142,18 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // loop from overtaking the reads of the previous iteration.
     SharedBuffer sa = lw.allocShared(r, loc, accElem, aType.getNumElements());
     SharedBuffer sb = lw.allocShared(r, loc, accElem, bType.getNumElements());
+    // Operands stored in the accumulator's type: floats widened exactly, i8 sign-extended.
+    auto storeTo = [&](const SharedBuffer &buf) {
+      return [&lw, &buf, accElem](OpBuilder &x, Location xl, Value idx, Value v) {
+        if (v.getType() != accElem)
+          v = isa<FloatType>(accElem) ? Value(arith::ExtFOp::create(x, xl, accElem, v))
+                                      : Value(arith::ExtSIOp::create(x, xl, accElem, v));
+        lw.storeShared(x, xl, buf, idx, v);
+      };
+    };
     lw.barrier(r, loc);
-    writeTile(r, loc, lw, la, adaptor.getA(), sa, accElem);
-    writeTile(r, loc, lw, lb, adaptor.getB(), sb, accElem);
+    writeTile(r, loc, lw, la, adaptor.getA(), {K, 1}, storeTo(sa));
+    writeTile(r, loc, lw, lb, adaptor.getB(), {N, 1}, storeTo(sb));
     lw.barrier(r, loc);
 
     // This thread's distinct rows and columns of the result, and which each element uses.
