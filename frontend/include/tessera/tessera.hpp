@@ -3,5 +3,6 @@
 
 #include "tessera/autotune.hpp"
 #include "tessera/compiler.hpp"
+#include "tessera/kernel_cache.hpp"
 #include "tessera/runtime/Runtime.hpp"
 #include "tessera/tl.hpp"

@@ -1,0 +1,120 @@
+// KernelCache: compiled packages on disk, keyed by everything that decides their bytes.
+#include "tessera/kernel_cache.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+namespace tessera {
+namespace {
+
+constexpr char kMagic[] = "tessera kernel cache v1\n";
+
+/// This compiler build: its version and when this file was compiled (any rebuild of the
+/// library changes it, so an entry never outlives the compiler that wrote it).
+const char *compilerBuild() { return "tessera 0.1.0 built " __DATE__ " " __TIME__; }
+
+std::string defaultDirectory() {
+  if (const char *dir = std::getenv("TESSERA_CACHE_DIR"); dir && *dir) return std::string(dir) + "/kernels";
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tessera/kernels";
+  if (const char *home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tessera/kernels";
+  return "";
+}
+
+/// 64-bit FNV-1a: names the entry's file. The entry holds the whole key, so a collision is a
+/// miss, never a wrong kernel.
+uint64_t fnv1a(const std::string &s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+void appendU64(std::string &out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(char((v >> (8 * i)) & 0xff));
+}
+uint64_t readU64(const std::string &in, size_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= uint64_t(uint8_t(in[at + i])) << (8 * i);
+  return v;
+}
+
+} // namespace
+
+KernelCache::KernelCache(std::string directory) : dir_(directory.empty() ? defaultDirectory() : std::move(directory)) {}
+
+std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &target) const {
+  std::ostringstream key;
+  key << compilerBuild() << "\ntarget " << toString(target.kind) << " chip=" << target.chip << " ptx=" << target.ptxVersion
+      << " subgroup=" << target.subgroupSize;
+  if (const char *fault = std::getenv("TESSERA_FAULT"); fault && *fault) key << " fault=" << fault;
+  key << "\n" << kernel.tileIR();
+  return key.str();
+}
+
+std::string KernelCache::entryPath(const TracedKernel &kernel, const TargetDesc &target) const {
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx.tsk", static_cast<unsigned long long>(fnv1a(keyOf(kernel, target))));
+  return dir_ + "/" + name;
+}
+
+Result<Package> KernelCache::compile(const TracedKernel &kernel, const TargetDesc &target) {
+  if (!kernel.impl_)
+    return Status(StatusCode::InvalidArgument, "compile of an empty TracedKernel (trace failed?)");
+  if (dir_.empty()) { // no home, no cache: compile every time
+    misses_++;
+    return tessera::compile(kernel, target);
+  }
+  const std::string key = keyOf(kernel, target), path = entryPath(kernel, target);
+  // An entry: the magic line, the key's length and bytes, then the package (checksummed).
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t head = sizeof kMagic - 1;
+    if (bytes.size() > head + 8 && bytes.compare(0, head, kMagic) == 0) {
+      uint64_t keyLength = readU64(bytes, head);
+      if (keyLength <= bytes.size() - head - 8 && bytes.compare(head + 8, keyLength, key) == 0) {
+        const auto *pkg = reinterpret_cast<const uint8_t *>(bytes.data()) + head + 8 + keyLength;
+        Result<Package> cached = parsePackage(std::span<const uint8_t>(pkg, bytes.size() - head - 8 - keyLength));
+        if (cached) {
+          hits_++;
+          return cached;
+        }
+      }
+    }
+    rebuilt_++;
+  }
+  misses_++;
+  Result<Package> pkg = tessera::compile(kernel, target);
+  if (!pkg)
+    return pkg;
+  // Store it: a unique temporary file in the directory, renamed over the entry (atomic).
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  std::string entry(kMagic);
+  appendU64(entry, key.size());
+  entry += key;
+  std::vector<uint8_t> packed = serializePackage(*pkg);
+  entry.append(reinterpret_cast<const char *>(packed.data()), packed.size());
+  std::string temp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(entry.data(), std::streamsize(entry.size()));
+    if (!out.good()) {
+      out.close();
+      std::filesystem::remove(temp, ec);
+      return pkg; // not cached: the compile itself succeeded
+    }
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec)
+    std::filesystem::remove(temp, ec);
+  return pkg;
+}
+
+} // namespace tessera
