@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs a built Tessera into a temporary prefix and uses it the way an application would:
-#   install-test.sh BUILD_DIR WORK_DIR [CXX]
+#   install-test.sh BUILD_DIR WORK_DIR [CXX [CC]]
 # 1. `cmake --install BUILD_DIR --prefix WORK_DIR/prefix`;
 # 2. the installed runtime links neither LLVM nor MLIR (ldd);
 # 3. examples/embed configured out of tree with find_package(Tessera), built, run on a test image
 #    with --check (every pixel equal to the CPU's);
-# 4. a program compiled with `pkg-config --cflags --libs tessera` lists the devices.
+# 4. a program compiled with `pkg-config --cflags --libs tessera` lists the devices;
+# 5. the C API test compiled as C against the installed tessera.h runs a package from the build.
 set -euo pipefail
-build=$1 work=$2 cxx=${3:-c++}
+build=$1 work=$2 cxx=${3:-c++} cc=${4:-cc}
 src=$(cd "$(dirname "$0")/.." && pwd)
 rm -rf "$work"
 mkdir -p "$work"
@@ -42,6 +43,11 @@ int main() {
 CPP
 export PKG_CONFIG_PATH=$lib/pkgconfig
 # shellcheck disable=SC2046
-"$cxx" "$work/devices.cpp" -o "$work/devices" $(pkg-config --cflags --libs tessera)
+"$cxx" -std=c++20 "$work/devices.cpp" -o "$work/devices" $(pkg-config --cflags --libs tessera)
 "$work/devices"
+test -f "$prefix/include/tessera/tessera.h"
+# shellcheck disable=SC2046
+"$cc" -std=c11 "$src/runtime/tests/c_api_test.c" -o "$work/c_api_test" $(pkg-config --cflags --libs tessera) -lm
+"$build/bin/01_vector_add" 1 --block=128 --write-package="$work" > /dev/null
+"$work/c_api_test" "$work/vector_add_b128.tspkg"
 echo "install test: PASS"
