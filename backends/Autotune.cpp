@@ -20,10 +20,8 @@ std::string clean(std::string s) {
 }
 
 std::string defaultCacheFile() {
-  if (const char *dir = std::getenv("TESSERA_CACHE_DIR"); dir && *dir) return std::string(dir) + "/autotune.txt";
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tessera/autotune.txt";
-  if (const char *home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tessera/autotune.txt";
-  return "";
+  std::string base = cacheDirectory();
+  return base.empty() ? base : base + "/autotune.txt";
 }
 
 /// The entries of a cache file: none when it is absent or not ours, and corrupt lines skipped.

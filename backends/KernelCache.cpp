@@ -1,5 +1,6 @@
 // KernelCache: compiled packages on disk, keyed by everything that decides their bytes.
 #include "tessera/kernel_cache.hpp"
+#include "tessera/runtime/Runtime.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -21,10 +22,8 @@ constexpr char kMagic[] = "tessera kernel cache v1\n";
 const char *compilerBuild() { return "tessera 0.1.0 built " __DATE__ " " __TIME__; }
 
 std::string defaultDirectory() {
-  if (const char *dir = std::getenv("TESSERA_CACHE_DIR"); dir && *dir) return std::string(dir) + "/kernels";
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tessera/kernels";
-  if (const char *home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tessera/kernels";
-  return "";
+  std::string base = cacheDirectory();
+  return base.empty() ? base : base + "/kernels";
 }
 
 /// 64-bit FNV-1a: names the entry's file. The entry holds the whole key, so a collision is a

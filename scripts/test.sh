@@ -4,5 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# What the tests cache on disk (kernels, Vulkan pipelines, autotuning) stays in the build folder.
+export TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-$PWD/build/test-cache}
 build/bin/tessera devices
 ctest --test-dir build --output-on-failure -j "${TESSERA_JOBS:-$(nproc)}"

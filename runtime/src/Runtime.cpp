@@ -86,6 +86,13 @@ std::string Runtime::Impl::presentSummary() const {
   return s;
 }
 
+std::string cacheDirectory() {
+  if (const char *dir = std::getenv("TESSERA_CACHE_DIR"); dir && *dir) return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tessera";
+  if (const char *home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tessera";
+  return "";
+}
+
 Result<std::shared_ptr<Runtime>> Runtime::create() {
   auto rt = std::make_shared<Runtime>();
   rt->impl_ = std::make_unique<Impl>();

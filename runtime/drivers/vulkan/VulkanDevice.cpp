@@ -2,7 +2,13 @@
 #include "vulkan/VulkanDriver.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <unistd.h>
 
 namespace tessera::vulkan {
 
@@ -76,12 +82,92 @@ Status VulkanDevice::init() {
     query.queryCount = 2;
     TESSERA_VK_TRY_CTX(vk_.vkCreateQueryPool(device_, &query, nullptr, &timestamps_), "creating a timestamp query pool");
   }
+  openPipelineCache(props);
   return Status::success();
+}
+
+namespace {
+constexpr char kPipelineCacheMagic[] = "tessera vulkan pipeline cache v1\n";
+
+uint64_t fnv1a(const uint8_t *data, size_t size) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ull;
+  return h;
+}
+} // namespace
+
+// File layout: the magic line, the data's size and FNV-1a hash (8 bytes each, little-endian),
+// then vkGetPipelineCacheData's bytes. The driver checks its own header (vendor, device,
+// pipelineCacheUUID) too; the hash keeps a damaged file from ever reaching it.
+void VulkanDevice::openPipelineCache(const VkPhysicalDeviceProperties &props) {
+  std::vector<uint8_t> data;
+  if (std::string dir = cacheDirectory(); !dir.empty()) {
+    char name[96];
+    std::snprintf(name, sizeof name, "%04x-%04x-%08x-", props.vendorID, props.deviceID, props.driverVersion);
+    std::string uuid;
+    for (uint8_t b : props.pipelineCacheUUID) {
+      char hex[3];
+      std::snprintf(hex, sizeof hex, "%02x", b);
+      uuid += hex;
+    }
+    pipelineCacheFile_ = dir + "/vulkan-pipelines/" + name + uuid + ".bin";
+    std::ifstream in(pipelineCacheFile_, std::ios::binary);
+    std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t head = sizeof kPipelineCacheMagic - 1;
+    if (file.size() > head + 16 && std::memcmp(file.data(), kPipelineCacheMagic, head) == 0) {
+      uint64_t size = 0, hash = 0;
+      std::memcpy(&size, file.data() + head, 8);
+      std::memcpy(&hash, file.data() + head + 8, 8);
+      if (size == file.size() - head - 16 && fnv1a(file.data() + head + 16, size) == hash)
+        data.assign(file.begin() + std::ptrdiff_t(head + 16), file.end());
+    }
+  }
+  VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  info.initialDataSize = data.size();
+  info.pInitialData = data.empty() ? nullptr : data.data();
+  if (vk_.vkCreatePipelineCache(device_, &info, nullptr, &pipelineCache_) != VK_SUCCESS) {
+    info.initialDataSize = 0, info.pInitialData = nullptr; // the driver refused the data: start empty
+    data.clear();
+    if (vk_.vkCreatePipelineCache(device_, &info, nullptr, &pipelineCache_) != VK_SUCCESS) pipelineCache_ = VK_NULL_HANDLE;
+  }
+  pipelineCacheLoaded_ = data.size();
+}
+
+void VulkanDevice::savePipelineCache() {
+  if (!pipelineCache_ || pipelineCacheFile_.empty()) return;
+  size_t size = 0;
+  if (vk_.vkGetPipelineCacheData(device_, pipelineCache_, &size, nullptr) != VK_SUCCESS || size <= pipelineCacheLoaded_)
+    return;
+  std::vector<uint8_t> data(size);
+  if (vk_.vkGetPipelineCacheData(device_, pipelineCache_, &size, data.data()) != VK_SUCCESS) return;
+  data.resize(size);
+  std::string bytes(kPipelineCacheMagic);
+  uint64_t length = size, hash = fnv1a(data.data(), size);
+  bytes.append(reinterpret_cast<const char *>(&length), 8);
+  bytes.append(reinterpret_cast<const char *>(&hash), 8);
+  bytes.append(reinterpret_cast<const char *>(data.data()), size);
+  // A failure to write only costs the next process its pipelines' compile time.
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(pipelineCacheFile_).parent_path(), ec);
+  std::string temp = pipelineCacheFile_ + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    if (!out.good()) {
+      out.close();
+      std::filesystem::remove(temp, ec);
+      return;
+    }
+  }
+  std::filesystem::rename(temp, pipelineCacheFile_, ec);
+  if (ec) std::filesystem::remove(temp, ec);
 }
 
 VulkanDevice::~VulkanDevice() {
   if (!device_) return;
   vk_.vkDeviceWaitIdle(device_);
+  savePipelineCache();
+  if (pipelineCache_) vk_.vkDestroyPipelineCache(device_, pipelineCache_, nullptr);
   if (stagingMap_) vk_.vkUnmapMemory(device_, stagingMemory_);
   if (staging_) vk_.vkDestroyBuffer(device_, staging_, nullptr);
   if (stagingMemory_) vk_.vkFreeMemory(device_, stagingMemory_, nullptr);

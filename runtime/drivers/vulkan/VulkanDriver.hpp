@@ -83,6 +83,12 @@ public:
   /// A host-visible staging buffer of at least `bytes` (at most kStagingBytes), kept between copies.
   Status ensureStaging(size_t bytes);
 
+  /// The device's pipeline cache (VK_NULL_HANDLE when none could be made): kernels' pipelines
+  /// are created through it. It is read at init from the cache directory's file for this
+  /// device's pipelineCacheUUID, vendor, device and driver, and written back (whole, through a
+  /// temporary file) when the device closes, if it grew.
+  VkPipelineCache pipelineCache() const { return pipelineCache_; }
+
   static constexpr size_t kStagingBytes = 64u << 20;
   const VolkDeviceTable &vk() const { return vk_; }
   VkDevice handle() const { return device_; }
@@ -99,6 +105,13 @@ private:
   std::shared_ptr<VulkanInstance> instance_;
   VulkanPhysical physical_;
   std::optional<DenormMeasurement> denormMeasurement_;
+  /// Reads the pipeline cache file (ignoring one that is missing, truncated or corrupt) and
+  /// creates the VkPipelineCache; savePipelineCache writes it back.
+  void openPipelineCache(const VkPhysicalDeviceProperties &props);
+  void savePipelineCache();
+  VkPipelineCache pipelineCache_ = VK_NULL_HANDLE;
+  std::string pipelineCacheFile_;
+  size_t pipelineCacheLoaded_ = 0; // bytes read at init: written back only when it grew
   VkDevice device_ = VK_NULL_HANDLE;
   VolkDeviceTable vk_{};
   VkQueue queue_ = VK_NULL_HANDLE;

@@ -137,7 +137,7 @@ Status VulkanKernel::init() {
   pipeline.stage.module = shader_;
   pipeline.stage.pName = a.entryPoint.c_str();
   pipeline.layout = pipelineLayout_;
-  TESSERA_VK_TRY_CTX(vk.vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &pipeline, nullptr, &pipeline_), what);
+  TESSERA_VK_TRY_CTX(vk.vkCreateComputePipelines(dev, device_.pipelineCache(), 1, &pipeline, nullptr, &pipeline_), what);
 
   if (bufferCount_ > 0) {
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bufferCount_};

@@ -224,6 +224,11 @@ public:
   std::shared_ptr<detail::DeviceImpl> impl_;
 };
 
+/// Where Tessera keeps what it caches on disk (compiled kernels, Vulkan pipelines, autotuning
+/// choices): $TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera, else ~/.cache/tessera; "" when
+/// none of them is set (then nothing is cached on disk).
+std::string cacheDirectory();
+
 /// Entry point: discovers devices through every driver it can load.
 ///
 ///   auto rt = tessera::Runtime::create();
