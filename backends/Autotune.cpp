@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 namespace tessera {
 
@@ -80,15 +79,10 @@ Status Autotuner::save() {
   merged.merge(readCache(file_));
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(file_).parent_path(), ec);
-  const std::string tmp = file_ + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << kCacheHeader << "\n";
-    for (const auto &[k, v] : merged) out << k << "\t" << v << "\n";
-    if (!out) return Status(StatusCode::Unavailable, "autotune: cannot write the cache file " + tmp);
-  }
-  std::filesystem::rename(tmp, file_, ec);
-  if (ec) return Status(StatusCode::Unavailable, "autotune: cannot replace " + file_ + ": " + ec.message());
+  std::string text = std::string(kCacheHeader) + "\n";
+  for (const auto &[k, v] : merged) text += k + "\t" + v + "\n";
+  if (Status s = writeFileAtomically(file_, std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size())); !s)
+    return Status(StatusCode::Unavailable, "autotune: " + s.message());
   return Status::success();
 }
 

@@ -8,9 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <sstream>
-#include <unistd.h>
 
 namespace tessera {
 namespace {
@@ -92,7 +90,8 @@ Result<Package> KernelCache::compile(const TracedKernel &kernel, const TargetDes
   Result<Package> pkg = tessera::compile(kernel, target);
   if (!pkg)
     return pkg;
-  // Store it: a unique temporary file in the directory, renamed over the entry (atomic).
+  // Store it (through a temporary file and a rename). A cache that cannot be written only costs
+  // the next run a compile.
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   std::string entry(kMagic);
@@ -100,19 +99,7 @@ Result<Package> KernelCache::compile(const TracedKernel &kernel, const TargetDes
   entry += key;
   std::vector<uint8_t> packed = serializePackage(*pkg);
   entry.append(reinterpret_cast<const char *>(packed.data()), packed.size());
-  std::string temp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(entry.data(), std::streamsize(entry.size()));
-    if (!out.good()) {
-      out.close();
-      std::filesystem::remove(temp, ec);
-      return pkg; // not cached: the compile itself succeeded
-    }
-  }
-  std::filesystem::rename(temp, path, ec);
-  if (ec)
-    std::filesystem::remove(temp, ec);
+  (void)writeFileAtomically(path, std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(entry.data()), entry.size()));
   return pkg;
 }
 

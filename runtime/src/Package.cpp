@@ -1,10 +1,13 @@
 // Kernel package v1: writer, bounds-checked reader and file I/O. Layout: docs/package-format.md.
 #include "tessera/runtime/Package.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <random>
+#include <unistd.h>
 
 namespace tessera {
 namespace {
@@ -295,16 +298,23 @@ Result<Package> readPackageFile(const std::string &path) {
 
 Status writePackageFile(const std::string &path, const Package &pkg) {
   std::vector<uint8_t> bytes = serializePackage(pkg);
-  // Write beside the target and rename, so a reader never sees half a package.
-  std::string tmp = path + ".tmp";
+  if (Status s = writeFileAtomically(path, bytes); !s)
+    return Status(StatusCode::InvalidArgument, "cannot write kernel package '" + path + "': " + s.message());
+  return Status::success();
+}
+
+Status writeFileAtomically(const std::string &path, std::span<const uint8_t> bytes) {
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
+                    std::to_string(std::random_device{}());
   FILE *f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return Status(StatusCode::InvalidArgument, "cannot create '" + tmp + "': " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  if (!f) return Status(StatusCode::Unavailable, "cannot create '" + tmp + "': " + std::strerror(errno));
+  bool ok = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   ok = (std::fclose(f) == 0) && ok;
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     std::remove(tmp.c_str());
-    return Status(StatusCode::InvalidArgument, "cannot write kernel package '" + path + "': " + std::strerror(err));
+    return Status(StatusCode::Unavailable, "cannot write '" + path + "': " + std::strerror(err));
   }
   return Status::success();
 }

@@ -7,8 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
-#include <unistd.h>
 
 namespace tessera::vulkan {
 
@@ -149,18 +147,7 @@ void VulkanDevice::savePipelineCache() {
   // A failure to write only costs the next process its pipelines' compile time.
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(pipelineCacheFile_).parent_path(), ec);
-  std::string temp = pipelineCacheFile_ + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!out.good()) {
-      out.close();
-      std::filesystem::remove(temp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(temp, pipelineCacheFile_, ec);
-  if (ec) std::filesystem::remove(temp, ec);
+  (void)writeFileAtomically(pipelineCacheFile_, std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
 }
 
 VulkanDevice::~VulkanDevice() {

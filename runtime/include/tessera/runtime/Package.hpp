@@ -85,5 +85,9 @@ std::vector<uint8_t> serializePackage(const Package &pkg);
 Result<Package> parsePackage(std::span<const uint8_t> bytes);
 Result<Package> readPackageFile(const std::string &path);
 Status writePackageFile(const std::string &path, const Package &pkg);
+/// Writes `bytes` to `path` through a temporary file beside it (unique to this process and
+/// call) and a rename: a reader, or another process writing the same path, never sees half a
+/// file. The folder must exist.
+Status writeFileAtomically(const std::string &path, std::span<const uint8_t> bytes);
 
 } // namespace tessera
