@@ -28,7 +28,8 @@ struct KernelCacheStats {
 /// whole key and the package (whose checksum the reader verifies): an entry that is truncated,
 /// corrupt or for another key is compiled again and replaced, never trusted. Entries are written
 /// to a temporary file and renamed into place, so processes filling one directory at once never
-/// read half an entry. One KernelCache may be shared by threads.
+/// read half an entry. Threads: use one KernelCache per thread for now (compiling is not yet
+/// established to be safe from several threads at once; processes are, as above).
 ///
 /// Not in the key: the driver. Packages hold PTX and SPIR-V, which every driver version takes;
 /// the driver's own compilation of them (PTX JIT, Vulkan pipelines) happens at Device::load.

@@ -15,8 +15,9 @@
  * version it implements, and only grows (functions and enum values are added, never changed).
  * Every call that can fail returns a tessera_status; the message of the last failure on the
  * calling thread is tessera_last_error(). Objects are freed by their *_destroy function; a
- * buffer, module or kernel keeps its device alive. Thread safety: as the C++ runtime's (one
- * device may be used from several threads; one object is not modified from two at once).
+ * buffer, module or kernel keeps its device alive. Thread safety: as the C++ runtime's for now,
+ * one thread per device (a device, its buffers, modules and kernels are not used from two
+ * threads at once; separate devices on separate threads are fine; docs/runtime.md).
  */
 #ifndef TESSERA_H
 #define TESSERA_H
