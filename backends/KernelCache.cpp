@@ -24,14 +24,6 @@ std::string defaultDirectory() {
   return base.empty() ? base : base + "/kernels";
 }
 
-/// 64-bit FNV-1a: names the entry's file. The entry holds the whole key, so a collision is a
-/// miss, never a wrong kernel.
-uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 void appendU64(std::string &out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(char((v >> (8 * i)) & 0xff));
 }
@@ -54,10 +46,17 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
   return key.str();
 }
 
-std::string KernelCache::entryPath(const TracedKernel &kernel, const TargetDesc &target) const {
+/// The file of the entry with key `key`: named by the key's 64-bit FNV-1a. The entry holds the
+/// whole key, so a collision is a miss, never a wrong kernel.
+static std::string pathOfKey(const std::string &dir, const std::string &key) {
   char name[32];
-  std::snprintf(name, sizeof name, "%016llx.tsk", static_cast<unsigned long long>(fnv1a(keyOf(kernel, target))));
-  return dir_ + "/" + name;
+  uint64_t h = fnv1a64(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(key.data()), key.size()));
+  std::snprintf(name, sizeof name, "%016llx.tsk", static_cast<unsigned long long>(h));
+  return dir + "/" + name;
+}
+
+std::string KernelCache::entryPath(const TracedKernel &kernel, const TargetDesc &target) const {
+  return pathOfKey(dir_, keyOf(kernel, target));
 }
 
 Result<Package> KernelCache::compile(const TracedKernel &kernel, const TargetDesc &target) {
@@ -67,7 +66,7 @@ Result<Package> KernelCache::compile(const TracedKernel &kernel, const TargetDes
     misses_++;
     return tessera::compile(kernel, target);
   }
-  const std::string key = keyOf(kernel, target), path = entryPath(kernel, target);
+  const std::string key = keyOf(kernel, target), path = pathOfKey(dir_, key); // the tile IR is printed once
   // An entry: the magic line, the key's length and bytes, then the package (checksummed).
   std::ifstream in(path, std::ios::binary);
   if (in) {

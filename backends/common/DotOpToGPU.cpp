@@ -44,10 +44,6 @@ void writeTile(OpBuilder &b, Location loc, const TileLowering &lw, const Blocked
     writeAll(b, loc);
 }
 
-/// Shared memory a kernel may use without asking for more (CUDA's static limit, and NVIDIA's
-/// Vulkan limit): the matrix-unit path stays within it, else the FMA path runs.
-constexpr int64_t kMatrixUnitSharedLimit = 48 * 1024;
-
 /// tile.dot on matrix units (fast mode). The accumulator is already in registers in the units'
 /// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
 /// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup, whose rows
@@ -68,7 +64,7 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
       K % unit->k)
     return std::nullopt;
   const int64_t bytes = (M * K + K * N) * (in.getIntOrFloatBitWidth() / 8);
-  if (lw.sharedBytes + bytes > kMatrixUnitSharedLimit)
+  if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
   auto func = cast<gpu::GPUFuncOp>(lw.kernel);
   Value sa = lw.target.allocShared(r, loc, func, in, M * K);

@@ -67,6 +67,9 @@ public:
   /// `accPerLane` of its elements. Only m16n8 with 4 per lane is used (mmaAccumulatorLayout).
   struct MmaShape {
     int64_t m = 0, n = 0, k = 0, accPerLane = 0;
+    /// Shared memory a kernel may use without asking for more (CUDA's static limit): the
+    /// staged operands of a dot on the units must fit, else the FMA path runs.
+    int64_t sharedLimit = 0;
   };
   virtual std::optional<MmaShape> mmaShape(mlir::Type in, mlir::Type acc) const;
   /// This lane's fragment of an A block from shared memory holding A row-major (rows of `lda`

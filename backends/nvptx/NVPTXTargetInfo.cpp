@@ -36,7 +36,7 @@ public:
     if (sm_ < 80)
       return std::nullopt;
     if ((in.isF16() || in.isBF16()) && acc.isF32())
-      return MmaShape{16, 8, 16, 4};
+      return MmaShape{16, 8, 16, 4, 48 * 1024};
     return std::nullopt;
   }
 

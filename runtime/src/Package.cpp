@@ -10,14 +10,6 @@
 #include <unistd.h>
 
 namespace tessera {
-namespace {
-
-constexpr uint8_t kMagic[8] = {'T', 'S', 'P', 'K', 'G', 0, 0, 0};
-constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8;
-// Smallest encodings, used to reject absurd counts before allocating anything for them.
-constexpr size_t kMinArgBytes = 8 + 1 + 1 + 4;
-constexpr size_t kMinArtifactBytes = 1 + 8 + 4 + 4 + 8 + 12 + 4 + 4 + 8;
-constexpr size_t kMinKernelBytes = 8 + 4 + 4 + 8 + 4;
 
 uint64_t fnv1a64(std::span<const uint8_t> bytes) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -27,6 +19,15 @@ uint64_t fnv1a64(std::span<const uint8_t> bytes) {
   }
   return h;
 }
+
+namespace {
+
+constexpr uint8_t kMagic[8] = {'T', 'S', 'P', 'K', 'G', 0, 0, 0};
+constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8;
+// Smallest encodings, used to reject absurd counts before allocating anything for them.
+constexpr size_t kMinArgBytes = 8 + 1 + 1 + 4;
+constexpr size_t kMinArtifactBytes = 1 + 8 + 4 + 4 + 8 + 12 + 4 + 4 + 8;
+constexpr size_t kMinKernelBytes = 8 + 4 + 4 + 8 + 4;
 
 class Writer {
 public:

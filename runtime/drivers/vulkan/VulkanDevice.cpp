@@ -86,12 +86,6 @@ Status VulkanDevice::init() {
 
 namespace {
 constexpr char kPipelineCacheMagic[] = "tessera vulkan pipeline cache v1\n";
-
-uint64_t fnv1a(const uint8_t *data, size_t size) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ull;
-  return h;
-}
 } // namespace
 
 // File layout: the magic line, the data's size and FNV-1a hash (8 bytes each, little-endian),
@@ -116,7 +110,7 @@ void VulkanDevice::openPipelineCache(const VkPhysicalDeviceProperties &props) {
       uint64_t size = 0, hash = 0;
       std::memcpy(&size, file.data() + head, 8);
       std::memcpy(&hash, file.data() + head + 8, 8);
-      if (size == file.size() - head - 16 && fnv1a(file.data() + head + 16, size) == hash)
+      if (size == file.size() - head - 16 && fnv1a64(std::span<const uint8_t>(file.data() + head + 16, size)) == hash)
         data.assign(file.begin() + std::ptrdiff_t(head + 16), file.end());
     }
   }
@@ -140,7 +134,7 @@ void VulkanDevice::savePipelineCache() {
   if (vk_.vkGetPipelineCacheData(device_, pipelineCache_, &size, data.data()) != VK_SUCCESS) return;
   data.resize(size);
   std::string bytes(kPipelineCacheMagic);
-  uint64_t length = size, hash = fnv1a(data.data(), size);
+  uint64_t length = size, hash = fnv1a64(data);
   bytes.append(reinterpret_cast<const char *>(&length), 8);
   bytes.append(reinterpret_cast<const char *>(&hash), 8);
   bytes.append(reinterpret_cast<const char *>(data.data()), size);

@@ -85,6 +85,8 @@ std::vector<uint8_t> serializePackage(const Package &pkg);
 Result<Package> parsePackage(std::span<const uint8_t> bytes);
 Result<Package> readPackageFile(const std::string &path);
 Status writePackageFile(const std::string &path, const Package &pkg);
+/// 64-bit FNV-1a of `bytes`: the package checksum, also used to name and check cache files.
+uint64_t fnv1a64(std::span<const uint8_t> bytes);
 /// Writes `bytes` to `path` through a temporary file beside it (unique to this process and
 /// call) and a rename: a reader, or another process writing the same path, never sees half a
 /// file. The folder must exist.
