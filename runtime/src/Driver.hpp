@@ -23,12 +23,38 @@ struct PhysicalDevice {
   BackendInfo info;
 };
 
-/// Device memory of one driver. Bounds are checked by the caller (Buffer).
+class DriverStream;
+
+/// A point in a driver stream (Event). Every call may come from any thread.
+class DriverEvent {
+public:
+  virtual ~DriverEvent() = default;
+  virtual Result<bool> query() = 0;
+  virtual Status synchronize() = 0;
+  /// Device seconds from `start` (an event of the same device) to this one; waits for both.
+  virtual Result<double> secondsSince(DriverEvent &start) = 0;
+};
+
+/// An ordered queue of device work (Stream). Every call may come from any thread.
+class DriverStream {
+public:
+  virtual ~DriverStream() = default;
+  virtual Result<std::unique_ptr<DriverEvent>> record() = 0;
+  /// `event` belongs to a stream of the same device.
+  virtual Status wait(DriverEvent &event) = 0;
+  virtual Status synchronize() = 0;
+};
+
+/// Device memory of one driver. Bounds are checked by the caller (Buffer); the synchronous copies
+/// are called only once the device is idle.
 class DriverBuffer {
 public:
   virtual ~DriverBuffer() = default;
   virtual Status upload(const void *src, size_t bytes, size_t offsetBytes) = 0;
   virtual Status download(void *dst, size_t bytes, size_t offsetBytes) = 0;
+  /// Stream-ordered copies (Buffer::uploadAsync / downloadAsync for the contract).
+  virtual Status uploadAsync(DriverStream &stream, const void *src, size_t bytes, size_t offsetBytes) = 0;
+  virtual Status downloadAsync(DriverStream &stream, void *dst, size_t bytes, size_t offsetBytes) = 0;
 };
 
 /// One launch argument after the signature checks: exactly one of buffer / scalar is set.
@@ -42,11 +68,12 @@ struct LaunchArg {
 class DriverKernel {
 public:
   virtual ~DriverKernel() = default;
-  /// Arguments are in declaration order and already checked against the signature and the grid.
-  virtual Status launch(Grid grid, std::span<const LaunchArg> args) = 0;
+  /// Enqueues a launch on `stream` (of this kernel's device). Arguments are in declaration order
+  /// and already checked against the signature and the grid.
+  virtual Status launch(DriverStream &stream, Grid grid, std::span<const LaunchArg> args) = 0;
 };
 
-/// One physical device opened through one driver.
+/// One physical device opened through one driver. Every call may come from any thread.
 class DriverDevice {
 public:
   virtual ~DriverDevice() = default;
@@ -55,13 +82,16 @@ public:
   virtual Result<const Artifact *> selectArtifact(const KernelEntry &kernel) = 0;
   virtual Result<std::unique_ptr<DriverBuffer>> allocate(size_t bytes) = 0;
   virtual Result<std::unique_ptr<DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) = 0;
+  /// Waits for the work of every stream of the device.
   virtual Status synchronize() = 0;
+  virtual DriverStream &defaultStream() = 0;
+  virtual Result<std::unique_ptr<DriverStream>> createStream() = 0;
   /// Device-side timing (Device::beginTiming / endTiming): while on, every launch and copy is
   /// timed on the device; endTiming returns the seconds of each, in order, and turns it off.
   virtual Status beginTiming() = 0;
   virtual Result<std::vector<double>> endTiming() = 0;
-  /// dst <- src, the first `bytes` of each (buffers of this device), ordered like launches.
-  virtual Status copy(DriverBuffer &dst, DriverBuffer &src, size_t bytes) = 0;
+  /// dst <- src, the first `bytes` of each (buffers of this device), ordered on `stream`.
+  virtual Status copy(DriverStream &stream, DriverBuffer &dst, DriverBuffer &src, size_t bytes) = 0;
   /// Where denormal preservation comes from (Device::denormalSupport). The default suits CUDA:
   /// PTX without .ftz keeps denormals at every width, so "promised".
   virtual std::string denormalSupport() { return "promised"; }

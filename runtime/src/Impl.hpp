@@ -29,4 +29,17 @@ struct ModuleImpl {
   ~ModuleImpl() { kernels.clear(); }
 };
 
+struct StreamImpl {
+  std::shared_ptr<DeviceImpl> device;
+  std::unique_ptr<DriverStream> owned;     // null for the default stream (the device owns it)
+  DriverStream *native = nullptr;
+  ~StreamImpl() { owned.reset(); }
+};
+
+struct EventImpl {
+  std::shared_ptr<DeviceImpl> device;
+  std::unique_ptr<DriverEvent> native;     // declared last: destroyed before the device
+  ~EventImpl() { native.reset(); }
+};
+
 } // namespace tessera::detail

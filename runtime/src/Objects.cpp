@@ -34,6 +34,17 @@ Status checkRange(const detail::BufferImpl &b, size_t bytes, size_t offset, cons
   return Status::success();
 }
 
+// The stream's driver stream, after checking that it is a stream of `device`.
+Result<detail::DriverStream *> streamOn(const Stream &stream, const detail::DeviceImpl &device, const std::string &what) {
+  if (!stream.impl_) return Status(StatusCode::InvalidArgument, what + " on an empty Stream handle");
+  const detail::DeviceImpl &other = *stream.impl_->device;
+  if (&other != &device)
+    return Status(StatusCode::InvalidArgument, what + ": the stream belongs to another Device (" + other.info.name +
+                                                   " via " + toString(other.backend) + "); use a stream of " +
+                                                   device.info.name + " via " + toString(device.backend));
+  return stream.impl_->native;
+}
+
 } // namespace
 
 // ---- Buffer ----
@@ -48,7 +59,29 @@ Status Buffer::upload(const void *src, size_t bytes, size_t offsetBytes) {
   if (Status s = checkRange(*impl_, bytes, offsetBytes, "upload"); !s) return s;
   if (bytes == 0) return Status::success();
   if (!src) return Status(StatusCode::InvalidArgument, "upload from a null host pointer");
+  // Work still queued on any stream may read or write this buffer: it goes first.
+  if (Status s = impl_->device->native->synchronize(); !s) return s;
   return impl_->native->upload(src, bytes, offsetBytes);
+}
+
+Status Buffer::uploadAsync(const void *src, size_t bytes, size_t offsetBytes, const Stream &stream) {
+  if (!impl_) return noDevice("uploadAsync");
+  Result<detail::DriverStream *> on = streamOn(stream, *impl_->device, "uploadAsync");
+  if (!on) return on.status();
+  if (Status s = checkRange(*impl_, bytes, offsetBytes, "uploadAsync"); !s) return s;
+  if (bytes == 0) return Status::success();
+  if (!src) return Status(StatusCode::InvalidArgument, "uploadAsync from a null host pointer");
+  return impl_->native->uploadAsync(**on, src, bytes, offsetBytes);
+}
+
+Status Buffer::downloadAsync(void *dst, size_t bytes, size_t offsetBytes, const Stream &stream) const {
+  if (!impl_) return noDevice("downloadAsync");
+  Result<detail::DriverStream *> on = streamOn(stream, *impl_->device, "downloadAsync");
+  if (!on) return on.status();
+  if (Status s = checkRange(*impl_, bytes, offsetBytes, "downloadAsync"); !s) return s;
+  if (bytes == 0) return Status::success();
+  if (!dst) return Status(StatusCode::InvalidArgument, "downloadAsync to a null host pointer");
+  return impl_->native->downloadAsync(**on, dst, bytes, offsetBytes);
 }
 
 Status Buffer::download(void *dst, size_t bytes, size_t offsetBytes) const {
@@ -61,14 +94,31 @@ Status Buffer::download(void *dst, size_t bytes, size_t offsetBytes) const {
   return impl_->native->download(dst, bytes, offsetBytes);
 }
 
-Status Buffer::copyFrom(const Buffer &src) {
-  if (!impl_ || !src.impl_) return noDevice("copyFrom");
-  if (impl_->device != src.impl_->device)
+namespace {
+
+// Both buffers are non-empty handles.
+Status copyOn(detail::BufferImpl &dst, const detail::BufferImpl &src, detail::DriverStream &stream) {
+  if (dst.device != src.device)
     return Status(StatusCode::InvalidArgument, "copyFrom: the buffers live on different devices (or backends); "
                                                "download and upload to move data between them");
-  if (Status s = checkRange(*impl_, src.bytes(), 0, "copyFrom"); !s) return s;
-  if (src.bytes() == 0) return Status::success();
-  return impl_->device->native->copy(*impl_->native, *src.impl_->native, src.bytes());
+  const size_t bytes = src.count * sizeOf(src.dtype);
+  if (Status s = checkRange(dst, bytes, 0, "copyFrom"); !s) return s;
+  if (bytes == 0) return Status::success();
+  return dst.device->native->copy(stream, *dst.native, *src.native, bytes);
+}
+
+} // namespace
+
+Status Buffer::copyFrom(const Buffer &src) {
+  if (!impl_ || !src.impl_) return noDevice("copyFrom");
+  return copyOn(*impl_, *src.impl_, impl_->device->native->defaultStream());
+}
+
+Status Buffer::copyFrom(const Buffer &src, const Stream &stream) {
+  if (!impl_ || !src.impl_) return noDevice("copyFrom");
+  Result<detail::DriverStream *> on = streamOn(stream, *impl_->device, "copyFrom");
+  if (!on) return on.status();
+  return copyOn(*impl_, *src.impl_, **on);
 }
 
 // ---- Device ----
@@ -133,6 +183,78 @@ Status Device::synchronize() {
   return impl_->native->synchronize();
 }
 
+Stream Device::defaultStream() const {
+  Stream s;
+  if (!impl_) return s;
+  s.impl_ = std::make_shared<detail::StreamImpl>();
+  s.impl_->device = impl_;
+  s.impl_->native = &impl_->native->defaultStream();
+  return s;
+}
+
+Result<Stream> Device::createStream() {
+  if (!impl_) return noDevice("createStream");
+  Result<std::unique_ptr<detail::DriverStream>> native = impl_->native->createStream();
+  if (!native) return native.status();
+  Stream s;
+  s.impl_ = std::make_shared<detail::StreamImpl>();
+  s.impl_->device = impl_;
+  s.impl_->owned = std::move(*native);
+  s.impl_->native = s.impl_->owned.get();
+  return s;
+}
+
+// ---- Stream / Event ----
+
+const Device *Stream::device() const { return impl_ ? impl_->device->owner : nullptr; }
+
+Result<Event> Stream::record() {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "record on an empty Stream handle");
+  Result<std::unique_ptr<detail::DriverEvent>> native = impl_->native->record();
+  if (!native) return native.status();
+  Event e;
+  e.impl_ = std::make_shared<detail::EventImpl>();
+  e.impl_->device = impl_->device;
+  e.impl_->native = std::move(*native);
+  return e;
+}
+
+Status Stream::wait(const Event &event) {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "wait on an empty Stream handle");
+  if (!event.impl_) return Status(StatusCode::InvalidArgument, "Stream::wait for an empty Event handle");
+  const detail::DeviceImpl &from = *event.impl_->device, &to = *impl_->device;
+  if (&from != &to)
+    return Status(StatusCode::InvalidArgument,
+                  "Stream::wait: the event was recorded on another Device (" + from.info.name + " via " +
+                      toString(from.backend) + ") than the stream's (" + to.info.name + " via " + toString(to.backend) +
+                      "); order work across devices on the host (Event::synchronize, then enqueue)");
+  return impl_->native->wait(*event.impl_->native);
+}
+
+Status Stream::synchronize() {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "synchronize on an empty Stream handle");
+  return impl_->native->synchronize();
+}
+
+Result<bool> Event::query() const {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "query on an empty Event handle");
+  return impl_->native->query();
+}
+
+Status Event::synchronize() const {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "synchronize on an empty Event handle");
+  return impl_->native->synchronize();
+}
+
+Result<double> Event::secondsSince(const Event &start) const {
+  if (!impl_ || !start.impl_) return Status(StatusCode::InvalidArgument, "secondsSince with an empty Event handle");
+  if (impl_->device != start.impl_->device)
+    return Status(StatusCode::InvalidArgument, "secondsSince: the two events were recorded on different devices");
+  return impl_->native->secondsSince(*start.impl_->native);
+}
+
+// ---- Device timing ----
+
 Status Device::beginTiming() {
   if (!impl_) return noDevice("beginTiming");
   return impl_->native->beginTiming();
@@ -192,6 +314,17 @@ std::string scalarHint(DType t) {
 
 Status Kernel::launch(Grid grid, std::span<const KernelArg> args) const {
   if (!module_ || !entry_) return Status(StatusCode::InvalidArgument, "launch of an empty Kernel handle");
+  return launchOn(module_->device->native->defaultStream(), grid, args);
+}
+
+Status Kernel::launch(Grid grid, std::span<const KernelArg> args, const Stream &stream) const {
+  if (!module_ || !entry_) return Status(StatusCode::InvalidArgument, "launch of an empty Kernel handle");
+  Result<detail::DriverStream *> on = streamOn(stream, *module_->device, "launch of kernel '" + entry_->name + "'");
+  if (!on) return on.status();
+  return launchOn(**on, grid, args);
+}
+
+Status Kernel::launchOn(detail::DriverStream &stream, Grid grid, std::span<const KernelArg> args) const {
   const KernelEntry &k = *entry_;
   const detail::DeviceImpl &dev = *module_->device;
   if (args.size() != k.args.size())
@@ -246,7 +379,7 @@ Status Kernel::launch(Grid grid, std::span<const KernelArg> args) const {
                         " exceeds the limit of " + std::to_string(bi.maxGroupCount[axis]) + " programs on that axis for " +
                         dev.info.name + " via " + toString(dev.backend));
 
-  return module_->kernels[index_]->launch(grid, native);
+  return module_->kernels[index_]->launch(stream, grid, native);
 }
 
 } // namespace tessera

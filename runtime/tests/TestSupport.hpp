@@ -113,6 +113,12 @@ inline std::shared_ptr<Device> openTarget(Runtime &rt, const TargetRef &t) {
   return *dev;
 }
 
+inline Buffer allocateOrFail(Device &d, DType t, size_t n) {
+  auto b = d.allocate(t, n);
+  REQUIRE_MESSAGE(b.ok(), b.status().toString());
+  return *b;
+}
+
 /// Fresh inputs every run; the seed is reported with any failure so a run can be repeated.
 inline std::vector<float> randomFloats(size_t n, uint32_t seed) {
   std::mt19937 gen(seed);

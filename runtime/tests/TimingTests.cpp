@@ -12,12 +12,6 @@ namespace {
 
 constexpr uint32_t kBlock = 64; // add_scalar's workgroup size
 
-Buffer allocateOrFail(Device &d, DType t, size_t n) {
-  auto b = d.allocate(t, n);
-  REQUIRE_MESSAGE(b.ok(), b.status().toString());
-  return *b;
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];

@@ -54,6 +54,13 @@ Loaded loadOnce() {
             bind(lib, a.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}, missing) &&
             bind(lib, a.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"}, missing) &&
             bind(lib, a.cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"}, missing) &&
+            bind(lib, a.cuMemcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"}, missing) &&
+            bind(lib, a.cuMemcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"}, missing) &&
+            bind(lib, a.cuStreamCreate, {"cuStreamCreate"}, missing) &&
+            bind(lib, a.cuStreamDestroy, {"cuStreamDestroy_v2"}, missing) &&
+            bind(lib, a.cuStreamSynchronize, {"cuStreamSynchronize"}, missing) &&
+            bind(lib, a.cuStreamWaitEvent, {"cuStreamWaitEvent"}, missing) &&
+            bind(lib, a.cuEventQuery, {"cuEventQuery"}, missing) &&
             bind(lib, a.cuEventCreate, {"cuEventCreate"}, missing) &&
             bind(lib, a.cuEventRecord, {"cuEventRecord"}, missing) &&
             bind(lib, a.cuEventSynchronize, {"cuEventSynchronize"}, missing) &&

@@ -23,6 +23,8 @@ struct CUuuid {
 };
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+inline constexpr unsigned int CU_STREAM_NON_BLOCKING = 0x1;
 
 enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
@@ -70,6 +72,13 @@ struct CudaApi {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes); // _v2
   CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);       // _v2
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream); // _v2
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream); // _v2
+  CUresult (*cuMemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);       // _v2
+  CUresult (*cuStreamCreate)(CUstream *stream, unsigned int flags);
+  CUresult (*cuStreamDestroy)(CUstream stream);                          // _v2
+  CUresult (*cuStreamSynchronize)(CUstream stream);
+  CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event, unsigned int flags);
+  CUresult (*cuEventQuery)(CUevent event);
   CUresult (*cuEventCreate)(CUevent *event, unsigned int flags);
   CUresult (*cuEventRecord)(CUevent event, CUstream stream);
   CUresult (*cuEventSynchronize)(CUevent event);

@@ -29,4 +29,22 @@ Status CudaBuffer::download(void *dst, size_t bytes, size_t offsetBytes) {
   return Status::success();
 }
 
+// From pageable host memory both calls return once the driver has taken (upload) or delivered
+// (download) the bytes, which is within the contract of Buffer::uploadAsync / downloadAsync.
+Status CudaBuffer::uploadAsync(detail::DriverStream &stream, const void *src, size_t bytes, size_t offsetBytes) {
+  if (Status s = device_.makeCurrent(); !s) return s;
+  TESSERA_CU_TRY_CTX(device_.api(),
+                     cuMemcpyHtoDAsync(ptr_ + offsetBytes, src, bytes, static_cast<CudaStream &>(stream).handle()),
+                     "uploading " + std::to_string(bytes) + " bytes on a stream");
+  return Status::success();
+}
+
+Status CudaBuffer::downloadAsync(detail::DriverStream &stream, void *dst, size_t bytes, size_t offsetBytes) {
+  if (Status s = device_.makeCurrent(); !s) return s;
+  TESSERA_CU_TRY_CTX(device_.api(),
+                     cuMemcpyDtoHAsync(dst, ptr_ + offsetBytes, bytes, static_cast<CudaStream &>(stream).handle()),
+                     "downloading " + std::to_string(bytes) + " bytes on a stream");
+  return Status::success();
+}
+
 } // namespace tessera::cuda

@@ -216,31 +216,35 @@ void CudaDevice::destroyEvents() {
 }
 
 Status CudaDevice::beginTiming() {
+  std::lock_guard<std::mutex> lock(timingLock_);
   if (timing_) return Status(StatusCode::InvalidArgument, "beginTiming: timing is already on for " + info_.name + " via cuda");
   destroyEvents();
   timing_ = true;
   return Status::success();
 }
 
-Status CudaDevice::timedBefore() {
-  if (!timing_) return Status::success();
+Result<size_t> CudaDevice::timedBefore(CUstream stream) {
+  std::lock_guard<std::mutex> lock(timingLock_);
+  if (!timing_) return kNotTimed;
   CUevent e = nullptr;
   TESSERA_CU_TRY_CTX(api_, cuEventCreate(&e, 0), "creating a timing event");
   timed_.push_back({e, nullptr});
-  TESSERA_CU_TRY_CTX(api_, cuEventRecord(e, nullptr), "recording a timing event");
-  return Status::success();
+  TESSERA_CU_TRY_CTX(api_, cuEventRecord(e, stream), "recording a timing event");
+  return timed_.size() - 1;
 }
 
-Status CudaDevice::timedAfter() {
-  if (!timing_ || timed_.empty() || timed_.back().second) return Status::success();
+Status CudaDevice::timedAfter(size_t slot, CUstream stream) {
+  std::lock_guard<std::mutex> lock(timingLock_);
+  if (slot == kNotTimed || !timing_ || slot >= timed_.size() || timed_[slot].second) return Status::success();
   CUevent e = nullptr;
   TESSERA_CU_TRY_CTX(api_, cuEventCreate(&e, 0), "creating a timing event");
-  timed_.back().second = e;
-  TESSERA_CU_TRY_CTX(api_, cuEventRecord(e, nullptr), "recording a timing event");
+  timed_[slot].second = e;
+  TESSERA_CU_TRY_CTX(api_, cuEventRecord(e, stream), "recording a timing event");
   return Status::success();
 }
 
 Result<std::vector<double>> CudaDevice::endTiming() {
+  std::lock_guard<std::mutex> lock(timingLock_);
   if (!timing_) return Status(StatusCode::InvalidArgument, "endTiming: timing is not on for " + info_.name + " via cuda");
   timing_ = false;
   if (Status s = makeCurrent(); !s) return s;
@@ -262,14 +266,86 @@ Result<std::vector<double>> CudaDevice::endTiming() {
   return seconds;
 }
 
-Status CudaDevice::copy(detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) {
+Status CudaDevice::copy(detail::DriverStream &stream, detail::DriverBuffer &dst, detail::DriverBuffer &src,
+                        size_t bytes) {
   if (Status s = makeCurrent(); !s) return s;
-  if (Status s = timedBefore(); !s) return s;
+  CUstream on = static_cast<CudaStream &>(stream).handle();
+  Result<size_t> slot = timedBefore(on);
+  if (!slot) return slot.status();
   TESSERA_CU_TRY_CTX(api_,
                      cuMemcpyDtoDAsync(static_cast<CudaBuffer &>(dst).address(), static_cast<CudaBuffer &>(src).address(),
-                                       bytes, nullptr),
+                                       bytes, on),
                      "copying " + std::to_string(bytes) + " bytes on " + info_.name);
-  return timedAfter();
+  return timedAfter(*slot, on);
+}
+
+// ---- streams and events ----
+
+Result<std::unique_ptr<detail::DriverStream>> CudaDevice::createStream() {
+  if (Status s = makeCurrent(); !s) return s;
+  CUstream stream = nullptr;
+  TESSERA_CU_TRY_CTX(api_, cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "creating a stream on " + info_.name);
+  return std::unique_ptr<detail::DriverStream>(std::make_unique<CudaStream>(*this, stream));
+}
+
+CudaStream::~CudaStream() {
+  // cuStreamDestroy returns at once and frees the stream once its work is done; the contract
+  // (a stream finishes its work before it goes) asks for the wait.
+  if (!stream_ || !device_.makeCurrent()) return;
+  device_.api().cuStreamSynchronize(stream_);
+  device_.api().cuStreamDestroy(stream_);
+}
+
+Result<std::unique_ptr<detail::DriverEvent>> CudaStream::record() {
+  if (Status s = device_.makeCurrent(); !s) return s;
+  const CudaApi &api = device_.api();
+  CUevent event = nullptr;
+  TESSERA_CU_TRY_CTX(api, cuEventCreate(&event, 0), "creating an event on " + device_.info().name);
+  auto out = std::make_unique<CudaEvent>(device_, event);
+  TESSERA_CU_TRY_CTX(api, cuEventRecord(event, stream_), "recording an event on " + device_.info().name);
+  return std::unique_ptr<detail::DriverEvent>(std::move(out));
+}
+
+Status CudaStream::wait(detail::DriverEvent &event) {
+  if (Status s = device_.makeCurrent(); !s) return s;
+  TESSERA_CU_TRY_CTX(device_.api(), cuStreamWaitEvent(stream_, static_cast<CudaEvent &>(event).handle(), 0),
+                     "making a stream wait for an event on " + device_.info().name);
+  return Status::success();
+}
+
+Status CudaStream::synchronize() {
+  if (Status s = device_.makeCurrent(); !s) return s;
+  TESSERA_CU_TRY_CTX(device_.api(), cuStreamSynchronize(stream_),
+                     "waiting for a stream of " + device_.info().name + " (an earlier launch may have failed)");
+  return Status::success();
+}
+
+CudaEvent::~CudaEvent() {
+  if (event_ && device_.makeCurrent()) device_.api().cuEventDestroy(event_);
+}
+
+Result<bool> CudaEvent::query() {
+  if (Status s = device_.makeCurrent(); !s) return s;
+  CUresult r = device_.api().cuEventQuery(event_);
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  if (r != CUDA_SUCCESS) return device_.api().error(r, "cuEventQuery", "asking whether an event has passed");
+  return true;
+}
+
+Status CudaEvent::synchronize() {
+  if (Status s = device_.makeCurrent(); !s) return s;
+  TESSERA_CU_TRY_CTX(device_.api(), cuEventSynchronize(event_),
+                     "waiting for an event on " + device_.info().name + " (an earlier launch may have failed)");
+  return Status::success();
+}
+
+Result<double> CudaEvent::secondsSince(detail::DriverEvent &start) {
+  if (Status s = synchronize(); !s) return s;
+  if (Status s = start.synchronize(); !s) return s;
+  float ms = 0;
+  TESSERA_CU_TRY_CTX(device_.api(), cuEventElapsedTime(&ms, static_cast<CudaEvent &>(start).handle(), event_),
+                     "reading the time between two events");
+  return double(ms) * 1e-3;
 }
 
 } // namespace tessera::cuda

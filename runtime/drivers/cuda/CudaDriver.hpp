@@ -4,6 +4,8 @@
 #include "Driver.hpp"
 #include "cuda/CudaApi.h"
 
+#include <mutex>
+
 namespace tessera::cuda {
 
 class CudaDriver final : public detail::Driver {
@@ -18,11 +20,44 @@ private:
   std::vector<detail::PhysicalDevice> devices_;
 };
 
+class CudaDevice;
+
+/// A CUstream: the legacy null stream for the device's default stream, else a non-blocking
+/// stream of its own (no implicit order against the others).
+class CudaStream final : public detail::DriverStream {
+public:
+  CudaStream(CudaDevice &device, CUstream stream) : device_(device), stream_(stream) {}
+  ~CudaStream() override;
+  Result<std::unique_ptr<detail::DriverEvent>> record() override;
+  Status wait(detail::DriverEvent &event) override;
+  Status synchronize() override;
+  CUstream handle() const { return stream_; }
+
+private:
+  CudaDevice &device_;
+  CUstream stream_;
+};
+
+class CudaEvent final : public detail::DriverEvent {
+public:
+  CudaEvent(CudaDevice &device, CUevent event) : device_(device), event_(event) {}
+  ~CudaEvent() override;
+  Result<bool> query() override;
+  Status synchronize() override;
+  Result<double> secondsSince(detail::DriverEvent &start) override;
+  CUevent handle() const { return event_; }
+
+private:
+  CudaDevice &device_;
+  CUevent event_;
+};
+
 class CudaDevice final : public detail::DriverDevice {
 public:
   CudaDevice(std::shared_ptr<detail::Driver> driver, const CudaApi &api, const detail::PhysicalDevice &info,
              CUdevice device, CUcontext context)
-      : driver_(std::move(driver)), api_(api), info_(info), device_(device), context_(context) {}
+      : driver_(std::move(driver)), api_(api), info_(info), device_(device), context_(context),
+        defaultStream_(*this, nullptr) {}
   ~CudaDevice() override;
 
   TargetDesc target() override;
@@ -30,14 +65,17 @@ public:
   Result<std::unique_ptr<detail::DriverBuffer>> allocate(size_t bytes) override;
   Result<std::unique_ptr<detail::DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) override;
   Status synchronize() override;
+  detail::DriverStream &defaultStream() override { return defaultStream_; }
+  Result<std::unique_ptr<detail::DriverStream>> createStream() override;
   Status beginTiming() override;
   Result<std::vector<double>> endTiming() override;
-  Status copy(detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) override;
+  Status copy(detail::DriverStream &stream, detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) override;
 
-  /// With timing on: records an event before a launch or copy on the null stream (and the
-  /// matching one after it with `timedAfter`); without, does nothing.
-  Status timedBefore();
-  Status timedAfter();
+  /// With timing on: records an event on `stream` before a launch or copy and returns its slot
+  /// (kNotTimed when timing is off); `timedAfter` records the matching one after it.
+  static constexpr size_t kNotTimed = ~size_t(0);
+  Result<size_t> timedBefore(CUstream stream);
+  Status timedAfter(size_t slot, CUstream stream);
 
   /// Makes this device's context current on the calling thread; every entry point starts with it.
   Status makeCurrent() const;
@@ -50,6 +88,8 @@ private:
   detail::PhysicalDevice info_;
   CUdevice device_;
   CUcontext context_;
+  CudaStream defaultStream_;
+  std::mutex timingLock_; // guards timing_ and timed_: launches on several threads record events
   bool timing_ = false;
   std::vector<std::pair<CUevent, CUevent>> timed_; // (before, after) per timed launch or copy
   void destroyEvents();
@@ -61,6 +101,8 @@ public:
   ~CudaBuffer() override;
   Status upload(const void *src, size_t bytes, size_t offsetBytes) override;
   Status download(void *dst, size_t bytes, size_t offsetBytes) override;
+  Status uploadAsync(detail::DriverStream &stream, const void *src, size_t bytes, size_t offsetBytes) override;
+  Status downloadAsync(detail::DriverStream &stream, void *dst, size_t bytes, size_t offsetBytes) override;
   CUdeviceptr address() const { return ptr_; }
 
 private:
@@ -75,7 +117,7 @@ public:
       : device_(device), name_(std::move(name)), module_(module), fn_(fn), artifact_(artifact),
         dynamicSharedBytes_(dynamicSharedBytes) {}
   ~CudaKernel() override;
-  Status launch(Grid grid, std::span<const detail::LaunchArg> args) override;
+  Status launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) override;
 
 private:
   CudaDevice &device_;

@@ -70,7 +70,7 @@ CudaKernel::~CudaKernel() {
   if (device_.makeCurrent()) device_.api().cuModuleUnload(module_);
 }
 
-Status CudaKernel::launch(Grid grid, std::span<const detail::LaunchArg> args) {
+Status CudaKernel::launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) {
   if (Status s = device_.makeCurrent(); !s) return s;
   // Kernel parameters in declaration order: a buffer as its device address, a scalar by value.
   std::vector<CUdeviceptr> addresses(args.size());
@@ -84,12 +84,14 @@ Status CudaKernel::launch(Grid grid, std::span<const detail::LaunchArg> args) {
     }
   }
   const auto &b = artifact_.blockSize;
-  if (Status s = device_.timedBefore(); !s) return s;
+  CUstream on = static_cast<CudaStream &>(stream).handle();
+  Result<size_t> slot = device_.timedBefore(on);
+  if (!slot) return slot.status();
   TESSERA_CU_TRY_CTX(device_.api(),
-                     cuLaunchKernel(fn_, grid.x, grid.y, grid.z, b[0], b[1], b[2], dynamicSharedBytes_, nullptr,
+                     cuLaunchKernel(fn_, grid.x, grid.y, grid.z, b[0], b[1], b[2], dynamicSharedBytes_, on,
                                     params.empty() ? nullptr : params.data(), nullptr),
                      "launching kernel '" + name_ + "'");
-  return device_.timedAfter();
+  return device_.timedAfter(*slot, on);
 }
 
 } // namespace tessera::cuda

@@ -41,17 +41,21 @@ Status VulkanBuffer::init(size_t bytes) {
 VulkanBuffer::~VulkanBuffer() {
   const VolkDeviceTable &vk = device_.vk();
   VkDevice dev = device_.handle();
+  // Work queued on any stream may still use the memory.
+  if (buffer_) (void)device_.synchronize();
   if (mapped_) vk.vkUnmapMemory(dev, memory_);
   if (buffer_) vk.vkDestroyBuffer(dev, buffer_, nullptr);
   if (memory_) vk.vkFreeMemory(dev, memory_, nullptr);
 }
 
+// The synchronous copies run with the device idle (Buffer::upload / download wait first): mapped
+// memory is copied directly, other memory through the device's staging buffer.
 Status VulkanBuffer::upload(const void *src, size_t bytes, size_t offsetBytes) {
-  // A launch may still read this buffer only if launches were asynchronous; they are not (yet).
   if (mapped_) {
     std::memcpy(static_cast<uint8_t *>(mapped_) + offsetBytes, src, bytes);
     return Status::success();
   }
+  std::lock_guard<std::mutex> lock(device_.stagingLock());
   if (Status s = device_.ensureStaging(bytes); !s) return s;
   const auto *from = static_cast<const uint8_t *>(src);
   for (size_t done = 0; done < bytes;) {
@@ -72,6 +76,7 @@ Status VulkanBuffer::download(void *dst, size_t bytes, size_t offsetBytes) {
     std::memcpy(dst, static_cast<const uint8_t *>(mapped_) + offsetBytes, bytes);
     return Status::success();
   }
+  std::lock_guard<std::mutex> lock(device_.stagingLock());
   if (Status s = device_.ensureStaging(bytes); !s) return s;
   auto *to = static_cast<uint8_t *>(dst);
   for (size_t done = 0; done < bytes;) {
@@ -85,6 +90,45 @@ Status VulkanBuffer::download(void *dst, size_t bytes, size_t offsetBytes) {
     done += chunk;
   }
   return Status::success();
+}
+
+// Stream-ordered copies go through a staging buffer of their own, freed when the copy has
+// finished: the host data is taken at once, and a download reaches `dst` when the stream's work
+// up to it is seen finished (the core retires the submission and runs its host copy).
+Status VulkanBuffer::uploadAsync(detail::DriverStream &stream, const void *src, size_t bytes, size_t offsetBytes) {
+  Result<HostBuffer> staging = device_.createHostBuffer(bytes);
+  if (!staging) return staging.status();
+  std::memcpy(staging->map, src, bytes);
+  HostBuffer held = *staging;
+  Status s = static_cast<VulkanStream &>(stream).core().submit(
+      [&](VulkanFrame &frame, VkCommandBuffer cmd) {
+        VkBufferCopy region{0, offsetBytes, bytes};
+        device_.vk().vkCmdCopyBuffer(cmd, held.buffer, buffer_, 1, &region);
+        frame.staging.push_back(held);
+        held = HostBuffer{};
+        return Status::success();
+      },
+      "uploading " + std::to_string(bytes) + " bytes on a stream", false);
+  if (held.buffer) device_.destroy(held); // not handed to a submission
+  return s;
+}
+
+Status VulkanBuffer::downloadAsync(detail::DriverStream &stream, void *dst, size_t bytes, size_t offsetBytes) {
+  Result<HostBuffer> staging = device_.createHostBuffer(bytes);
+  if (!staging) return staging.status();
+  HostBuffer held = *staging;
+  Status s = static_cast<VulkanStream &>(stream).core().submit(
+      [&](VulkanFrame &frame, VkCommandBuffer cmd) {
+        VkBufferCopy region{offsetBytes, 0, bytes};
+        device_.vk().vkCmdCopyBuffer(cmd, buffer_, held.buffer, 1, &region);
+        frame.whenDone.push_back([map = held.map, dst, bytes] { std::memcpy(dst, map, bytes); });
+        frame.staging.push_back(held);
+        held = HostBuffer{};
+        return Status::success();
+      },
+      "downloading " + std::to_string(bytes) + " bytes on a stream", false);
+  if (held.buffer) device_.destroy(held);
+  return s;
 }
 
 } // namespace tessera::vulkan

@@ -44,6 +44,7 @@ constexpr size_t kOutputs = 6; // [0..3] 32-bit, [4] 16-bit, [5] 64-bit
 } // namespace
 
 const DenormMeasurement &VulkanDevice::denormMeasurement() {
+  std::lock_guard<std::recursive_mutex> lock(probeLock_);
   if (!denormMeasurement_) {
     // Set first, so that a re-entrant call (the probe's own load never makes one) cannot recurse.
     denormMeasurement_ = DenormMeasurement{{}, "the probe is still running"};
@@ -94,7 +95,8 @@ DenormMeasurement VulkanDevice::runDenormProbe() {
   if (Status s = in.upload(kInputs, sizeof kInputs, 0); !s) return fail(s);
   if (Status s = out.upload(got, sizeof got, 0); !s) return fail(s);
   const detail::LaunchArg args[2] = {{&kernel.args[0], &in, nullptr}, {&kernel.args[1], &out, nullptr}};
-  if (Status s = (*probe)->launch({1, 1, 1}, args); !s) return fail(s);
+  if (Status s = (*probe)->launch(defaultStream(), {1, 1, 1}, args); !s) return fail(s);
+  if (Status s = defaultStream().synchronize(); !s) return fail(s);
   if (Status s = out.download(got, sizeof got, 0); !s) return fail(s);
 
   auto same = [&](size_t i, float expect) { return got[i] == std::bit_cast<uint32_t>(expect); };

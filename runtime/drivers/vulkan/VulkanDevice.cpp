@@ -10,21 +10,6 @@
 
 namespace tessera::vulkan {
 
-namespace {
-
-// Command buffers are separate submissions; one full barrier on each side orders every launch
-// and copy against the previous and next ones, and makes results visible to mapped host reads.
-void fullBarrier(const VolkDeviceTable &vk, VkCommandBuffer cmd) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
-  vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                          VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr,
-                          0, nullptr);
-}
-
-} // namespace
-
 Status VulkanDevice::init() {
   VkPhysicalDevice pd = physical_.handle;
   VkPhysicalDeviceProperties props{};
@@ -39,11 +24,22 @@ Status VulkanDevice::init() {
   features.disableRobustness();
   const std::vector<const char *> &extensions = features.extensions();
 
-  float priority = 1.0f;
+  if (!features.timelineSemaphores())
+    return Status(StatusCode::Unsupported, name() + " has no timeline semaphores (Vulkan 1.2, or "
+                                                    "VK_KHR_timeline_semaphore), which Tessera's streams need");
+
+  // Up to four queues of the compute family: streams take turns on them, so work of different
+  // streams can overlap on the device.
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> family(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &families, family.data());
+  const uint32_t queueCount = physical_.queueFamily < families ? std::clamp(family[physical_.queueFamily].queueCount, 1u, 4u) : 1;
+  std::vector<float> priorities(queueCount, 1.0f);
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue.queueFamilyIndex = physical_.queueFamily;
-  queue.queueCount = 1;
-  queue.pQueuePriorities = &priority;
+  queue.queueCount = queueCount;
+  queue.pQueuePriorities = priorities.data();
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &features.head();
   info.queueCreateInfoCount = 1;
@@ -53,33 +49,21 @@ Status VulkanDevice::init() {
   TESSERA_VK_TRY_CTX(vkCreateDevice(pd, &info, nullptr, &device_), "opening " + name());
   // One dispatch table per device: calls skip the loader trampoline and several devices coexist.
   volkLoadDeviceTable(&vk_, device_);
-  vk_.vkGetDeviceQueue(device_, physical_.queueFamily, 0, &queue_);
-
-  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  pool.queueFamilyIndex = physical_.queueFamily;
-  TESSERA_VK_TRY(vk_.vkCreateCommandPool(device_, &pool, nullptr, &commandPool_));
-  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  alloc.commandPool = commandPool_;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  TESSERA_VK_TRY(vk_.vkAllocateCommandBuffers(device_, &alloc, &commands_));
-  VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  TESSERA_VK_TRY(vk_.vkCreateFence(device_, &fence, nullptr, &fence_));
-
-  // Timestamp queries for device-side timing, where the queue family has them.
-  uint32_t families = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(pd, &families, nullptr);
-  std::vector<VkQueueFamilyProperties> family(families);
-  vkGetPhysicalDeviceQueueFamilyProperties(pd, &families, family.data());
+  waitSemaphores = vk_.vkWaitSemaphores ? vk_.vkWaitSemaphores : vk_.vkWaitSemaphoresKHR;
+  getSemaphoreCounterValue = vk_.vkGetSemaphoreCounterValue ? vk_.vkGetSemaphoreCounterValue : vk_.vkGetSemaphoreCounterValueKHR;
+  if (!waitSemaphores || !getSemaphoreCounterValue)
+    return Status(StatusCode::Unsupported, name() + ": the driver offers timeline semaphores but not vkWaitSemaphores");
+  for (uint32_t i = 0; i < queueCount; ++i) {
+    queues_.push_back(std::make_unique<VulkanQueue>());
+    vk_.vkGetDeviceQueue(device_, physical_.queueFamily, i, &queues_.back()->handle);
+  }
   if (physical_.queueFamily < families && limits_.timestampPeriod > 0)
     timestampBits_ = family[physical_.queueFamily].timestampValidBits;
-  if (timestampBits_) {
-    VkQueryPoolCreateInfo query{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    query.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    query.queryCount = 2;
-    TESSERA_VK_TRY_CTX(vk_.vkCreateQueryPool(device_, &query, nullptr, &timestamps_), "creating a timestamp query pool");
-  }
+
+  auto core = std::make_shared<VulkanStreamCore>(*this, *queues_[0]);
+  if (Status s = core->init(); !s) return s;
+  streams_.push_back(core);
+  defaultStream_ = std::make_unique<VulkanStream>(std::move(core));
   openPipelineCache(props);
   return Status::success();
 }
@@ -146,74 +130,103 @@ void VulkanDevice::savePipelineCache() {
 
 VulkanDevice::~VulkanDevice() {
   if (!device_) return;
+  defaultStream_.reset(); // waits for its work
   vk_.vkDeviceWaitIdle(device_);
   savePipelineCache();
   if (pipelineCache_) vk_.vkDestroyPipelineCache(device_, pipelineCache_, nullptr);
-  if (stagingMap_) vk_.vkUnmapMemory(device_, stagingMemory_);
-  if (staging_) vk_.vkDestroyBuffer(device_, staging_, nullptr);
-  if (stagingMemory_) vk_.vkFreeMemory(device_, stagingMemory_, nullptr);
-  if (fence_) vk_.vkDestroyFence(device_, fence_, nullptr);
-  if (timestamps_) vk_.vkDestroyQueryPool(device_, timestamps_, nullptr);
-  if (commandPool_) vk_.vkDestroyCommandPool(device_, commandPool_, nullptr);
+  destroy(staging_);
   vk_.vkDestroyDevice(device_, nullptr);
 }
 
-Status VulkanDevice::submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what,
-                                   bool timed) {
-  timed = timed && timing_;
-  TESSERA_VK_TRY_CTX(vk_.vkResetCommandBuffer(commands_, 0), what);
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  TESSERA_VK_TRY_CTX(vk_.vkBeginCommandBuffer(commands_, &begin), what);
-  if (timed) vk_.vkCmdResetQueryPool(commands_, timestamps_, 0, 2);
-  fullBarrier(vk_, commands_);
-  // ALL_COMMANDS: each timestamp is written once every earlier command has finished.
-  if (timed) vk_.vkCmdWriteTimestamp(commands_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, timestamps_, 0);
-  record(commands_);
-  if (timed) vk_.vkCmdWriteTimestamp(commands_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, timestamps_, 1);
-  fullBarrier(vk_, commands_);
-  TESSERA_VK_TRY_CTX(vk_.vkEndCommandBuffer(commands_), what);
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &commands_;
-  TESSERA_VK_TRY_CTX(vk_.vkQueueSubmit(queue_, 1, &submit, fence_), what);
-  VkResult waited = vk_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX);
-  vk_.vkResetFences(device_, 1, &fence_);
-  if (waited != VK_SUCCESS) return vkStatus(waited, "vkWaitForFences()", what + " on " + name());
-  if (timed) {
-    uint64_t ticks[2] = {};
-    TESSERA_VK_TRY_CTX(vk_.vkGetQueryPoolResults(device_, timestamps_, 0, 2, sizeof ticks, ticks, sizeof(uint64_t),
-                                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-                       "reading the timestamps of " + what);
-    // Only timestampBits_ bits count: the difference modulo 2^bits survives a wrap.
-    uint64_t mask = timestampBits_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << timestampBits_) - 1;
-    timed_.push_back(double((ticks[1] - ticks[0]) & mask) * double(limits_.timestampPeriod) * 1e-9);
+Status VulkanDevice::submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what) {
+  VulkanStreamCore &core = defaultStream_->core();
+  Status s = core.submit(
+      [&](VulkanFrame &, VkCommandBuffer cmd) {
+        record(cmd);
+        return Status::success();
+      },
+      what, false);
+  if (!s) return s;
+  return core.synchronize();
+}
+
+Status VulkanDevice::synchronize() {
+  std::vector<std::shared_ptr<VulkanStreamCore>> live;
+  {
+    std::lock_guard<std::mutex> lock(streamsLock_);
+    std::erase_if(streams_, [](const std::weak_ptr<VulkanStreamCore> &w) { return w.expired(); });
+    for (const std::weak_ptr<VulkanStreamCore> &w : streams_)
+      if (auto core = w.lock()) live.push_back(std::move(core));
   }
-  return Status::success();
+  Status first;
+  for (const std::shared_ptr<VulkanStreamCore> &core : live)
+    if (Status s = core->synchronize(); !s && first) first = s;
+  return first;
+}
+
+Result<std::unique_ptr<detail::DriverStream>> VulkanDevice::createStream() {
+  std::lock_guard<std::mutex> lock(streamsLock_);
+  VulkanQueue &queue = *queues_[nextQueue_++ % queues_.size()];
+  auto core = std::make_shared<VulkanStreamCore>(*this, queue);
+  if (Status s = core->init(); !s) return s;
+  std::erase_if(streams_, [](const std::weak_ptr<VulkanStreamCore> &w) { return w.expired(); });
+  streams_.push_back(core);
+  return std::unique_ptr<detail::DriverStream>(std::make_unique<VulkanStream>(std::move(core)));
 }
 
 Status VulkanDevice::beginTiming() {
+  std::lock_guard<std::mutex> lock(timingLock_);
   if (timing_) return Status(StatusCode::InvalidArgument, "beginTiming: timing is already on for " + name() + " via vulkan");
-  if (!timestamps_)
+  if (!timestampBits_)
     return Status(StatusCode::Unsupported, "beginTiming: " + name() +
                                                " via vulkan has no timestamp queries on its compute queue "
                                                "(timestampValidBits is 0), so launches cannot be timed on the device");
   timed_.clear();
+  ++timingGeneration_;
   timing_ = true;
   return Status::success();
 }
 
 Result<std::vector<double>> VulkanDevice::endTiming() {
-  if (!timing_) return Status(StatusCode::InvalidArgument, "endTiming: timing is not on for " + name() + " via vulkan");
+  {
+    std::lock_guard<std::mutex> lock(timingLock_);
+    if (!timing_) return Status(StatusCode::InvalidArgument, "endTiming: timing is not on for " + name() + " via vulkan");
+  }
+  Status waited = synchronize(); // every timed command retires, filling its slot
+  std::lock_guard<std::mutex> lock(timingLock_);
   timing_ = false;
+  if (!waited) return waited;
   return std::move(timed_);
 }
 
-Status VulkanDevice::copy(detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) {
+std::pair<size_t, uint64_t> VulkanDevice::reserveTimedSlot() {
+  std::lock_guard<std::mutex> lock(timingLock_);
+  if (!timing_) return {~size_t(0), 0};
+  timed_.push_back(0.0);
+  return {timed_.size() - 1, timingGeneration_};
+}
+
+void VulkanDevice::fillTimedSlot(size_t slot, uint64_t generation, double seconds) {
+  std::lock_guard<std::mutex> lock(timingLock_);
+  if (generation == timingGeneration_ && slot < timed_.size()) timed_[slot] = seconds;
+}
+
+double VulkanDevice::ticksToSeconds(uint64_t begin, uint64_t end) const {
+  // Only timestampBits_ bits count: the difference modulo 2^bits survives a wrap.
+  uint64_t mask = timestampBits_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << timestampBits_) - 1;
+  return double((end - begin) & mask) * double(limits_.timestampPeriod) * 1e-9;
+}
+
+Status VulkanDevice::copy(detail::DriverStream &stream, detail::DriverBuffer &dst, detail::DriverBuffer &src,
+                          size_t bytes) {
   VkBufferCopy region{0, 0, bytes};
   VkBuffer from = static_cast<VulkanBuffer &>(src).handle(), to = static_cast<VulkanBuffer &>(dst).handle();
-  return submitAndWait([&](VkCommandBuffer cmd) { vk_.vkCmdCopyBuffer(cmd, from, to, 1, &region); },
-                       "copying " + std::to_string(bytes) + " bytes", true);
+  return static_cast<VulkanStream &>(stream).core().submit(
+      [&](VulkanFrame &, VkCommandBuffer cmd) {
+        vk_.vkCmdCopyBuffer(cmd, from, to, 1, &region);
+        return Status::success();
+      },
+      "copying " + std::to_string(bytes) + " bytes", true);
 }
 
 std::optional<uint32_t> VulkanDevice::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags want,
@@ -229,36 +242,51 @@ std::optional<uint32_t> VulkanDevice::findMemoryType(uint32_t typeBits, VkMemory
   return fallback;
 }
 
-Status VulkanDevice::ensureStaging(size_t bytes) {
-  size_t want = std::min(bytes, kStagingBytes);
-  if (staging_ && stagingSize_ >= want) return Status::success();
-  if (stagingMap_) vk_.vkUnmapMemory(device_, stagingMemory_);
-  if (staging_) vk_.vkDestroyBuffer(device_, staging_, nullptr);
-  if (stagingMemory_) vk_.vkFreeMemory(device_, stagingMemory_, nullptr);
-  staging_ = VK_NULL_HANDLE;
-  stagingMemory_ = VK_NULL_HANDLE;
-  stagingMap_ = nullptr;
-  stagingSize_ = 0;
-  // Grow to the cap at once for big copies; small first copies get a small buffer.
-  size_t size = want < (1u << 20) ? (1u << 20) : kStagingBytes;
-
+Result<HostBuffer> VulkanDevice::createHostBuffer(size_t bytes) {
+  HostBuffer b;
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  info.size = size;
+  info.size = bytes;
   info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  TESSERA_VK_TRY_CTX(vk_.vkCreateBuffer(device_, &info, nullptr, &staging_), "creating the staging buffer");
+  const std::string what = "creating a " + std::to_string(bytes) + "-byte staging buffer on " + name();
+  TESSERA_VK_TRY_CTX(vk_.vkCreateBuffer(device_, &info, nullptr, &b.buffer), what);
   VkMemoryRequirements req{};
-  vk_.vkGetBufferMemoryRequirements(device_, staging_, &req);
+  vk_.vkGetBufferMemoryRequirements(device_, b.buffer, &req);
   auto type = findMemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-  if (!type) return Status(StatusCode::Unsupported, name() + " has no host-visible coherent memory for staging copies");
+  if (!type) {
+    destroy(b);
+    return Status(StatusCode::Unsupported, name() + " has no host-visible coherent memory for staging copies");
+  }
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = *type;
-  TESSERA_VK_TRY_CTX(vk_.vkAllocateMemory(device_, &alloc, nullptr, &stagingMemory_), "allocating the staging buffer");
-  TESSERA_VK_TRY(vk_.vkBindBufferMemory(device_, staging_, stagingMemory_, 0));
-  TESSERA_VK_TRY(vk_.vkMapMemory(device_, stagingMemory_, 0, VK_WHOLE_SIZE, 0, &stagingMap_));
-  stagingSize_ = size;
+  VkResult r = vk_.vkAllocateMemory(device_, &alloc, nullptr, &b.memory);
+  if (r == VK_SUCCESS) r = vk_.vkBindBufferMemory(device_, b.buffer, b.memory, 0);
+  if (r == VK_SUCCESS) r = vk_.vkMapMemory(device_, b.memory, 0, VK_WHOLE_SIZE, 0, &b.map);
+  if (r != VK_SUCCESS) {
+    destroy(b);
+    return vkStatus(r, "vkAllocateMemory/vkMapMemory()", what);
+  }
+  b.size = bytes;
+  return b;
+}
+
+void VulkanDevice::destroy(HostBuffer &b) {
+  if (b.map) vk_.vkUnmapMemory(device_, b.memory);
+  if (b.buffer) vk_.vkDestroyBuffer(device_, b.buffer, nullptr);
+  if (b.memory) vk_.vkFreeMemory(device_, b.memory, nullptr);
+  b = HostBuffer{};
+}
+
+Status VulkanDevice::ensureStaging(size_t bytes) {
+  size_t want = std::min(bytes, kStagingBytes);
+  if (staging_.buffer && staging_.size >= want) return Status::success();
+  destroy(staging_);
+  // Grow to the cap at once for big copies; small first copies get a small buffer.
+  Result<HostBuffer> made = createHostBuffer(want < (1u << 20) ? (1u << 20) : kStagingBytes);
+  if (!made) return made.status();
+  staging_ = *made;
   return Status::success();
 }
 
@@ -302,11 +330,6 @@ Result<const Artifact *> VulkanDevice::selectArtifact(const KernelEntry &kernel)
                                   "spirv for vulkan" + std::to_string(VK_API_VERSION_MAJOR(physical_.apiVersion)) + "." +
                                       std::to_string(VK_API_VERSION_MINOR(physical_.apiVersion)) +
                                       " or older with subgroup size " + std::to_string(subgroup));
-}
-
-Status VulkanDevice::synchronize() {
-  TESSERA_VK_TRY_CTX(vk_.vkQueueWaitIdle(queue_), "waiting for " + name());
-  return Status::success();
 }
 
 } // namespace tessera::vulkan

@@ -5,7 +5,10 @@
 #include "vulkan/VulkanFeatures.hpp"
 #include "vulkan/VulkanStatus.hpp"
 
+#include <atomic>
+#include <deque>
 #include <functional>
+#include <mutex>
 #include <optional>
 
 namespace tessera::vulkan {
@@ -41,12 +44,130 @@ private:
   std::vector<detail::PhysicalDevice> devices_;
 };
 
+class VulkanDevice;
+
+/// A host-visible, coherent, mapped buffer: staging for copies to and from device memory.
+struct HostBuffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void *map = nullptr;
+  size_t size = 0;
+};
+
+/// One of the device's compute queues; vkQueueSubmit wants one thread at a time on it.
+struct VulkanQueue {
+  VkQueue handle = VK_NULL_HANDLE;
+  std::mutex lock;
+};
+
+/// Where an event's timestamp lands once its submission has finished.
+struct EventTicks {
+  std::atomic<bool> ready{false};
+  std::atomic<uint64_t> ticks{0};
+};
+
+/// One submission of a stream: a command buffer with its descriptor pool, timestamp queries and
+/// whatever must live (or run on the host) until the device has finished it.
+struct VulkanFrame {
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  uint32_t poolDescriptors = 0;              // storage-buffer descriptors the pool holds (one set)
+  VkQueryPool queries = VK_NULL_HANDLE;      // two timestamps, made on first need
+  size_t timedSlot = ~size_t(0);             // the device timing slot this command fills
+  uint64_t timedGeneration = 0;
+  std::shared_ptr<EventTicks> eventTicks;    // an event's timestamp (query 0)
+  std::vector<std::function<void()>> whenDone; // host work once finished (async downloads)
+  std::vector<HostBuffer> staging;           // freed once finished
+  std::vector<std::shared_ptr<class VulkanStreamCore>> waitedOn; // streams whose semaphores it waits on
+  uint64_t value = 0;                        // the stream's timeline value once finished
+};
+
+/// The state of one stream, shared by the stream and its events: a timeline semaphore counts
+/// the stream's finished submissions. Every command is submitted when it is enqueued (work
+/// starts at once, as on CUDA); up to kMaxInFlight submissions wait on the device, then the
+/// next enqueue waits for the oldest. All members are guarded by `lock_`.
+class VulkanStreamCore {
+public:
+  VulkanStreamCore(VulkanDevice &device, VulkanQueue &queue) : device_(device), queue_(queue) {}
+  ~VulkanStreamCore();
+  Status init();
+
+  static constexpr size_t kMaxInFlight = 32;
+  /// Records one command (launch, copy) into a fresh command buffer between full barriers and
+  /// submits it. `timed`: timestamps around it while device timing is on.
+  using Recorder = std::function<Status(VulkanFrame &, VkCommandBuffer)>;
+  Status submit(const Recorder &record, const std::string &what, bool timed);
+  /// Submits a marker after everything so far (with a timestamp into `ticks` where the queue has
+  /// timestamps) and returns its timeline value.
+  Result<uint64_t> mark(const std::shared_ptr<EventTicks> &ticks);
+  /// The next submission waits for `other` to reach `value`.
+  void addWait(std::shared_ptr<VulkanStreamCore> other, uint64_t value);
+  /// Host waits: until the stream reaches `value` (then finished submissions are retired: their
+  /// host work runs and their resources return).
+  Status waitFor(uint64_t value);
+  Result<bool> reached(uint64_t value);
+  Status synchronize();
+  /// A descriptor set for `layout` (with `buffers` storage buffers) from the frame's pool.
+  Result<VkDescriptorSet> descriptorSet(VulkanFrame &frame, VkDescriptorSetLayout layout, uint32_t buffers);
+  VkSemaphore semaphore() const { return semaphore_; }
+  VulkanDevice &device() const { return device_; }
+
+private:
+  Result<VulkanFrame *> acquireFrameLocked();
+  Status ensureQueries(VulkanFrame &frame);
+  Status retireLocked(uint64_t reachedValue);
+  void resetFrame(VulkanFrame &frame);
+  Result<uint64_t> counterValue();
+  Status submitLocked(VulkanFrame &frame, const std::string &what);
+
+  VulkanDevice &device_;
+  VulkanQueue &queue_;
+  std::mutex lock_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkSemaphore semaphore_ = VK_NULL_HANDLE;
+  uint64_t submitted_ = 0;                               // the last value a submission signals
+  std::deque<std::unique_ptr<VulkanFrame>> inFlight_;   // submitted, in order
+  std::vector<std::unique_ptr<VulkanFrame>> free_;
+  std::vector<std::pair<std::shared_ptr<VulkanStreamCore>, uint64_t>> pendingWaits_;
+};
+
+class VulkanStream final : public detail::DriverStream {
+public:
+  explicit VulkanStream(std::shared_ptr<VulkanStreamCore> core) : core_(std::move(core)) {}
+  ~VulkanStream() override;
+  Result<std::unique_ptr<detail::DriverEvent>> record() override;
+  Status wait(detail::DriverEvent &event) override;
+  Status synchronize() override { return core_->synchronize(); }
+  VulkanStreamCore &core() { return *core_; }
+
+private:
+  std::shared_ptr<VulkanStreamCore> core_;
+};
+
+class VulkanEvent final : public detail::DriverEvent {
+public:
+  VulkanEvent(VulkanDevice &device, std::shared_ptr<VulkanStreamCore> core, uint64_t value,
+              std::shared_ptr<EventTicks> ticks)
+      : device_(device), core_(std::move(core)), value_(value), ticks_(std::move(ticks)) {}
+  Result<bool> query() override { return core_->reached(value_); }
+  Status synchronize() override { return core_->waitFor(value_); }
+  Result<double> secondsSince(detail::DriverEvent &start) override;
+  const std::shared_ptr<VulkanStreamCore> &core() const { return core_; }
+  uint64_t value() const { return value_; }
+
+private:
+  VulkanDevice &device_;
+  std::shared_ptr<VulkanStreamCore> core_;
+  uint64_t value_;
+  std::shared_ptr<EventTicks> ticks_;
+};
+
 class VulkanDevice final : public detail::DriverDevice {
 public:
   VulkanDevice(std::shared_ptr<detail::Driver> driver, std::shared_ptr<VulkanInstance> instance, VulkanPhysical physical)
       : driver_(std::move(driver)), instance_(std::move(instance)), physical_(std::move(physical)) {}
   ~VulkanDevice() override;
-  /// Creates the VkDevice, its queue, command buffer and fence.
+  /// Creates the VkDevice, its queues, the default stream and the pipeline cache.
   Status init();
   const ShaderFeatures &features() const { return physical_.features; }
 
@@ -59,29 +180,41 @@ public:
   Result<std::unique_ptr<detail::DriverBuffer>> allocate(size_t bytes) override;
   Result<std::unique_ptr<detail::DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) override;
   Status synchronize() override;
+  detail::DriverStream &defaultStream() override { return *defaultStream_; }
+  Result<std::unique_ptr<detail::DriverStream>> createStream() override;
   std::string denormalSupport() override;
   Status beginTiming() override;
   Result<std::vector<double>> endTiming() override;
-  Status copy(detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) override;
+  Status copy(detail::DriverStream &stream, detail::DriverBuffer &dst, detail::DriverBuffer &src, size_t bytes) override;
 
   /// The denormal probe's result (VulkanDenormProbe.cpp): run once, the first time a module needs
-  /// a DenormPreserve width the driver does not promise (or a report asks), then cached. Like the
-  /// rest of the device, not safe to call from two threads at once.
+  /// a DenormPreserve width the driver does not promise (or a report asks), then cached.
   const DenormMeasurement &denormMeasurement();
   /// Per width ([0] = 16, [1] = 32, [2] = 64): whether the probe found denormals kept.
   std::array<bool, 3> measuredDenormPreserve() { return denormMeasurement().preserved; }
   /// Whether f32 denormals survive this device's float instructions (promised, or measured).
   bool keepsF32Denormals() { return features().denormPreserve[1] || measuredDenormPreserve()[1]; }
 
-  /// Records commands into the device's command buffer, submits them and waits (launches are synchronous).
-  /// `timed` (launches and copies): with timing on, timestamps around the recorded commands give
-  /// their device time.
-  Status submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what, bool timed = false);
+  /// Records one command on the default stream and waits for it (synchronous copies, the probe).
+  Status submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what);
   /// A memory type allowed by `typeBits` with all of `want`, preferring ones that also have `prefer`.
   std::optional<uint32_t> findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer) const;
   VkMemoryPropertyFlags memoryFlags(uint32_t type) const { return memory_.memoryTypes[type].propertyFlags; }
-  /// A host-visible staging buffer of at least `bytes` (at most kStagingBytes), kept between copies.
+  Result<HostBuffer> createHostBuffer(size_t bytes);
+  void destroy(HostBuffer &buffer);
+  /// The device's shared staging buffer for synchronous copies, at least `bytes` (at most
+  /// kStagingBytes) large, with its lock held by the caller (`stagingLock()`).
   Status ensureStaging(size_t bytes);
+  std::mutex &stagingLock() { return stagingLock_; }
+
+  /// Device timing (beginTiming/endTiming): a slot for one timed command, or ~0 when timing is off.
+  std::pair<size_t, uint64_t> reserveTimedSlot();
+  void fillTimedSlot(size_t slot, uint64_t generation, double seconds);
+  /// Seconds between two raw timestamps of this device's queues.
+  double ticksToSeconds(uint64_t begin, uint64_t end) const;
+  bool hasTimestamps() const { return timestampBits_ != 0; }
+  PFN_vkWaitSemaphores waitSemaphores = nullptr;             // core 1.2 or the KHR extension
+  PFN_vkGetSemaphoreCounterValue getSemaphoreCounterValue = nullptr;
 
   /// The device's pipeline cache (VK_NULL_HANDLE when none could be made): kernels' pipelines
   /// are created through it. It is read at init from the cache directory's file for this
@@ -92,10 +225,11 @@ public:
   static constexpr size_t kStagingBytes = 64u << 20;
   const VolkDeviceTable &vk() const { return vk_; }
   VkDevice handle() const { return device_; }
+  uint32_t queueFamily() const { return physical_.queueFamily; }
   const std::string &name() const { return physical_.info.name; }
-  VkBuffer stagingBuffer() const { return staging_; }
-  void *stagingMap() const { return stagingMap_; }
-  size_t stagingSize() const { return stagingSize_; }
+  VkBuffer stagingBuffer() const { return staging_.buffer; }
+  void *stagingMap() const { return staging_.map; }
+  size_t stagingSize() const { return staging_.size; }
 
 private:
   /// Loads and launches the probe shader on this device and compares its outputs bit for bit.
@@ -114,20 +248,21 @@ private:
   size_t pipelineCacheLoaded_ = 0; // bytes read at init: written back only when it grew
   VkDevice device_ = VK_NULL_HANDLE;
   VolkDeviceTable vk_{};
-  VkQueue queue_ = VK_NULL_HANDLE;
-  VkCommandPool commandPool_ = VK_NULL_HANDLE;
-  VkCommandBuffer commands_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
-  VkQueryPool timestamps_ = VK_NULL_HANDLE; // two queries: before and after a timed submission
+  std::vector<std::unique_ptr<VulkanQueue>> queues_; // of the compute family; streams take turns
+  std::unique_ptr<VulkanStream> defaultStream_;      // on queues_[0]
+  std::mutex streamsLock_;                           // guards streams_ and nextQueue_
+  std::vector<std::weak_ptr<VulkanStreamCore>> streams_; // every stream's core, for synchronize()
+  size_t nextQueue_ = 1;
+  std::recursive_mutex probeLock_;                   // the denormal probe runs once
   uint32_t timestampBits_ = 0;              // the queue family's timestampValidBits (0: no timestamps)
+  std::mutex timingLock_;                   // guards the three below
   bool timing_ = false;
-  std::vector<double> timed_;               // seconds of each timed submission since beginTiming
+  uint64_t timingGeneration_ = 0;           // slots of an earlier session are not filled
+  std::vector<double> timed_;               // seconds of each timed command since beginTiming
   VkPhysicalDeviceMemoryProperties memory_{};
   VkPhysicalDeviceLimits limits_{};
-  VkBuffer staging_ = VK_NULL_HANDLE;
-  VkDeviceMemory stagingMemory_ = VK_NULL_HANDLE;
-  void *stagingMap_ = nullptr;
-  size_t stagingSize_ = 0;
+  std::mutex stagingLock_;
+  HostBuffer staging_;
   friend class VulkanKernel;
 };
 
@@ -138,6 +273,8 @@ public:
   Status init(size_t bytes);
   Status upload(const void *src, size_t bytes, size_t offsetBytes) override;
   Status download(void *dst, size_t bytes, size_t offsetBytes) override;
+  Status uploadAsync(detail::DriverStream &stream, const void *src, size_t bytes, size_t offsetBytes) override;
+  Status downloadAsync(detail::DriverStream &stream, void *dst, size_t bytes, size_t offsetBytes) override;
   VkBuffer handle() const { return buffer_; }
 
 private:
@@ -154,7 +291,7 @@ public:
       : device_(device), kernel_(kernel), artifact_(artifact) {}
   ~VulkanKernel() override;
   Status init();
-  Status launch(Grid grid, std::span<const detail::LaunchArg> args) override;
+  Status launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) override;
 
 private:
   VulkanDevice &device_;
@@ -164,9 +301,7 @@ private:
   VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
   VkPipelineLayout pipelineLayout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
-  VkDescriptorSet set_ = VK_NULL_HANDLE; // reused: each launch completes before the next updates it
-  uint32_t bufferCount_ = 0;
+  uint32_t bufferCount_ = 0; // each launch writes a descriptor set of its stream's submission
 };
 
 /// "1.3.230".

@@ -232,11 +232,16 @@ FeatureChain::FeatureChain(VkPhysicalDevice pd, uint32_t apiVersion, const std::
     if ((hasAtomicInt64_ = offer(VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME))) chain(atomicInt64_);
     if ((hasMemoryModel_ = offer(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME))) chain(memoryModel_);
     offer(VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME); // properties only; core from 1.2
+    if (offer(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)) chain(timeline_);
   }
   if ((hasAtomicFloat_ = offer(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME))) chain(atomicFloat_);
   // float2 depends on float: offered only together.
   if (hasAtomicFloat_ && (hasAtomicFloat2_ = offer(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME))) chain(atomicFloat2_);
   vkGetPhysicalDeviceFeatures2(pd, &features_);
+}
+
+bool FeatureChain::timelineSemaphores() const {
+  return apiVersion_ >= VK_API_VERSION_1_2 ? f12_.timelineSemaphore : timeline_.timelineSemaphore;
 }
 
 void FeatureChain::disableRobustness() {

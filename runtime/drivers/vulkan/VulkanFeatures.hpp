@@ -46,6 +46,9 @@ public:
   const std::vector<const char *> &extensions() const { return extensions_; }
   /// Turns robustness off: kernels mask their own accesses (as on CUDA); robust access only costs speed.
   void disableRobustness();
+  /// Whether the device has timeline semaphores (core in 1.2, VK_KHR_timeline_semaphore before):
+  /// streams need them.
+  bool timelineSemaphores() const;
   /// The feature flags, plus the subgroup and float-control properties queried separately.
   ShaderFeatures shaderFeatures(const VkPhysicalDeviceSubgroupProperties &subgroup,
                                 const VkPhysicalDeviceFloatControlsProperties *floatControls) const;
@@ -64,6 +67,7 @@ private:
   VkPhysicalDeviceShaderFloat16Int8Features float16Int8_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
   VkPhysicalDeviceShaderAtomicInt64Features atomicInt64_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
   VkPhysicalDeviceVulkanMemoryModelFeatures memoryModel_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  VkPhysicalDeviceTimelineSemaphoreFeatures timeline_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
   VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT atomicFloat2_{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};

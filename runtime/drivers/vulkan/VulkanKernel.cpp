@@ -139,34 +139,23 @@ Status VulkanKernel::init() {
   pipeline.layout = pipelineLayout_;
   TESSERA_VK_TRY_CTX(vk.vkCreateComputePipelines(dev, device_.pipelineCache(), 1, &pipeline, nullptr, &pipeline_), what);
 
-  if (bufferCount_ > 0) {
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bufferCount_};
-    VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pool.maxSets = 1;
-    pool.poolSizeCount = 1;
-    pool.pPoolSizes = &size;
-    TESSERA_VK_TRY_CTX(vk.vkCreateDescriptorPool(dev, &pool, nullptr, &pool_), what);
-    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    alloc.descriptorPool = pool_;
-    alloc.descriptorSetCount = 1;
-    alloc.pSetLayouts = &setLayout_;
-    TESSERA_VK_TRY_CTX(vk.vkAllocateDescriptorSets(dev, &alloc, &set_), what);
-  }
   return Status::success();
 }
 
 VulkanKernel::~VulkanKernel() {
   const VolkDeviceTable &vk = device_.vk();
   VkDevice dev = device_.handle();
-  if (pool_) vk.vkDestroyDescriptorPool(dev, pool_, nullptr);
+  // Launches of this pipeline may still be queued on any stream.
+  if (pipeline_) (void)device_.synchronize();
   if (pipeline_) vk.vkDestroyPipeline(dev, pipeline_, nullptr);
   if (pipelineLayout_) vk.vkDestroyPipelineLayout(dev, pipelineLayout_, nullptr);
   if (setLayout_) vk.vkDestroyDescriptorSetLayout(dev, setLayout_, nullptr);
   if (shader_) vk.vkDestroyShaderModule(dev, shader_, nullptr);
 }
 
-Status VulkanKernel::launch(Grid grid, std::span<const detail::LaunchArg> args) {
+Status VulkanKernel::launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) {
   const VolkDeviceTable &vk = device_.vk();
+  VulkanStreamCore &core = static_cast<VulkanStream &>(stream).core();
   // Buffers go to set 0 at binding = abiSlot; scalars into the push-constant block at byte abiSlot.
   std::vector<VkDescriptorBufferInfo> infos;
   infos.reserve(bufferCount_);
@@ -176,7 +165,6 @@ Status VulkanKernel::launch(Grid grid, std::span<const detail::LaunchArg> args) 
     if (arg.buffer) {
       infos.push_back({static_cast<const VulkanBuffer *>(arg.buffer)->handle(), 0, VK_WHOLE_SIZE});
       VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      w.dstSet = set_;
       w.dstBinding = arg.spec->abiSlot;
       w.descriptorCount = 1;
       w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -186,16 +174,21 @@ Status VulkanKernel::launch(Grid grid, std::span<const detail::LaunchArg> args) 
       std::memcpy(push.data() + arg.spec->abiSlot, arg.scalar, sizeOf(arg.spec->dtype));
     }
   }
-  // Safe to rewrite the one descriptor set: the previous launch has completed.
-  if (!writes.empty()) vk.vkUpdateDescriptorSets(device_.handle(), uint32_t(writes.size()), writes.data(), 0, nullptr);
-  return device_.submitAndWait(
-      [&](VkCommandBuffer cmd) {
+  return core.submit(
+      [&](VulkanFrame &frame, VkCommandBuffer cmd) {
         vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
-        if (set_)
-          vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelineLayout_, 0, 1, &set_, 0, nullptr);
+        if (bufferCount_ > 0) {
+          // A set of this submission's own: earlier launches may still be reading theirs.
+          Result<VkDescriptorSet> set = core.descriptorSet(frame, setLayout_, bufferCount_);
+          if (!set) return set.status();
+          for (VkWriteDescriptorSet &w : writes) w.dstSet = *set;
+          vk.vkUpdateDescriptorSets(device_.handle(), uint32_t(writes.size()), writes.data(), 0, nullptr);
+          vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelineLayout_, 0, 1, &*set, 0, nullptr);
+        }
         if (!push.empty())
           vk.vkCmdPushConstants(cmd, pipelineLayout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(push.size()), push.data());
         vk.vkCmdDispatch(cmd, grid.x, grid.y, grid.z);
+        return Status::success();
       },
       "launching kernel '" + kernel_.name + "'", true);
 }

@@ -67,11 +67,68 @@ struct Grid {
 
 class Device;
 class Module;
+class Stream;
 namespace detail {
 struct BufferImpl;
 struct ModuleImpl;
 struct DeviceImpl;
+struct StreamImpl;
+struct EventImpl;
+class DriverStream;
 } // namespace detail
+
+/// A point in one stream's work, made by Stream::record(). A cheap, shareable handle.
+///
+///   tessera::Event start = *stream.record();
+///   kernel.launch(grid, args, stream);
+///   tessera::Event end = *stream.record();
+///   double seconds = *end.secondsSince(start);   // device time; waits for `end`
+class Event {
+public:
+  bool valid() const { return impl_ != nullptr; }
+  /// Whether every piece of work the event follows has finished. Never blocks.
+  Result<bool> query() const;
+  /// Blocks the calling thread until that work has finished (and async downloads before it
+  /// have reached host memory).
+  Status synchronize() const;
+  /// Device seconds from `start` to this event (both recorded on streams of this event's device);
+  /// waits for both.
+  Result<double> secondsSince(const Event &start) const;
+
+  std::shared_ptr<detail::EventImpl> impl_;
+};
+
+/// An ordered queue of work on one device: launches, copies, async uploads and downloads run in
+/// the order they were enqueued, each after the one before has finished. Work on different streams
+/// has no order unless an Event sets one (Stream::wait). Every device has a default stream (what
+/// launches without a stream use); Device::createStream makes more. A cheap, shareable handle;
+/// the stream finishes its work before it goes.
+///
+///   tessera::Stream copyIn = *device->createStream(), compute = device->defaultStream();
+///   x.uploadAsync(host.data(), bytes, 0, copyIn);
+///   compute.wait(*copyIn.record());             // the kernel starts after the upload
+///   kernel.launch(grid, {x, y}, compute);
+///   y.downloadAsync(out.data(), bytes, 0, compute);
+///   compute.synchronize();                      // `out` is filled
+///
+/// Thread safety: every call on a Stream (and on Event, Buffer, Kernel, Module, Device) may come
+/// from any thread, also at the same time; calls on one stream from several threads are ordered
+/// in the order they take the stream (docs/runtime.md, "Threads").
+class Stream {
+public:
+  bool valid() const { return impl_ != nullptr; }
+  /// The device the stream belongs to (null for a default-constructed Stream).
+  const Device *device() const;
+  /// An event after all the work enqueued on this stream so far.
+  Result<Event> record();
+  /// Work enqueued on this stream from now on starts after `event`'s work has finished. The event
+  /// may come from any stream of the same device.
+  Status wait(const Event &event);
+  /// Blocks until every piece of work enqueued on this stream so far has finished.
+  Status synchronize();
+
+  std::shared_ptr<detail::StreamImpl> impl_;
+};
 
 /// Typed device memory: `count` elements of `dtype`. A cheap, shareable handle; the memory
 /// is freed when the last handle goes.
@@ -88,13 +145,23 @@ public:
   /// The device this buffer lives on (null for a default-constructed Buffer).
   const Device *device() const;
 
+  /// Synchronous copies: they first wait for all work on every stream of the device, then copy;
+  /// on return the data is in place.
   Status upload(const void *src, size_t bytes, size_t offsetBytes = 0);
   Status download(void *dst, size_t bytes, size_t offsetBytes = 0) const;
   template <class T> Status upload(std::span<const T> host) { return upload(host.data(), host.size_bytes()); }
   template <class T> Status download(std::span<T> host) const { return download(host.data(), host.size_bytes()); }
+  /// Asynchronous copies, ordered on `stream` like launches. uploadAsync has read `src` when it
+  /// returns (the host memory may be reused at once). downloadAsync fills `dst` by the time the
+  /// stream's work up to it is seen finished: Stream::synchronize, Device::synchronize, or an
+  /// Event recorded after it (synchronize, or query returning true); `dst` must stay valid until then.
+  Status uploadAsync(const void *src, size_t bytes, size_t offsetBytes, const Stream &stream);
+  Status downloadAsync(void *dst, size_t bytes, size_t offsetBytes, const Stream &stream) const;
   /// Copies all of `src` into the start of this buffer, on the device (both on one device; this
-  /// one at least as large). Ordered like launches, and timed like one while timing is on.
+  /// one at least as large), on the default stream or on `stream`. Timed like a launch while
+  /// timing is on.
   Status copyFrom(const Buffer &src);
+  Status copyFrom(const Buffer &src, const Stream &stream);
 
   std::shared_ptr<detail::BufferImpl> impl_;
 };
@@ -169,14 +236,21 @@ class Kernel {
 public:
   const KernelEntry &entry() const { return *entry_; }
   const Artifact &artifact() const { return *artifact_; }
-  /// Enqueues one launch over `grid` programs. Completion: Device::synchronize() or any download.
+  /// Enqueues one launch over `grid` programs on the device's default stream, or on `stream`
+  /// (a stream of the kernel's device). Completion: Stream/Device::synchronize(), an Event, or
+  /// any synchronous download.
   Status launch(Grid grid, std::span<const KernelArg> args) const;
+  Status launch(Grid grid, std::span<const KernelArg> args, const Stream &stream) const;
   Status launch(Grid grid, std::initializer_list<KernelArg> args) const {
     return launch(grid, std::span<const KernelArg>(args.begin(), args.size()));
+  }
+  Status launch(Grid grid, std::initializer_list<KernelArg> args, const Stream &stream) const {
+    return launch(grid, std::span<const KernelArg>(args.begin(), args.size()), stream);
   }
 
   std::shared_ptr<detail::ModuleImpl> module_;
   const KernelEntry *entry_ = nullptr;
+  Status launchOn(detail::DriverStream &stream, Grid grid, std::span<const KernelArg> args) const;
   const Artifact *artifact_ = nullptr;
   size_t index_ = 0;
 };
@@ -208,10 +282,16 @@ public:
   Result<Buffer> allocate(DType dtype, size_t count);
   /// Picks each kernel's artifact for this device; fails if a kernel has none.
   Result<Module> load(const Package &pkg);
+  /// Blocks until the work of every stream of this device has finished.
   Status synchronize();
+  /// The stream launches and copies without a stream go to.
+  Stream defaultStream() const;
+  /// A new stream, independent of the others (CUDA: a non-blocking stream; Vulkan: command
+  /// buffers signalling a timeline semaphore, on one of the device's compute queues).
+  Result<Stream> createStream();
 
   /// Device-side timing: between beginTiming() and endTiming(), every launch and copy on this
-  /// device is timed by the device itself (CUDA events recorded around it on its stream; Vulkan
+  /// device (on any stream) is timed by the device itself (CUDA events recorded around it on its stream; Vulkan
   /// timestamp queries written before and after it in its command buffer), so host overhead is
   /// left out. endTiming() waits for the work and returns the seconds of each, in order.
   ///

@@ -1,0 +1,326 @@
+// Vulkan streams: each command its own submission signalling the stream's timeline semaphore;
+// events are timeline values; finished submissions are retired (timestamps read, async downloads
+// copied to the host, resources recycled) by whichever thread sees them finished.
+#include "vulkan/VulkanDriver.hpp"
+
+namespace tessera::vulkan {
+
+namespace {
+
+// Each command is ordered against everything submitted before it on its queue and made visible
+// to the next command and to mapped host reads: one full barrier on each side.
+void fullBarrier(const VolkDeviceTable &vk, VkCommandBuffer cmd) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
+  vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                          VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr,
+                          0, nullptr);
+}
+
+constexpr uint64_t kForever = UINT64_MAX;
+
+} // namespace
+
+Status VulkanStreamCore::init() {
+  const VolkDeviceTable &vk = device_.vk();
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool.queueFamilyIndex = device_.queueFamily();
+  TESSERA_VK_TRY_CTX(vk.vkCreateCommandPool(device_.handle(), &pool, nullptr, &pool_), "creating a stream on " + device_.name());
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  type.initialValue = 0;
+  VkSemaphoreCreateInfo semaphore{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  semaphore.pNext = &type;
+  TESSERA_VK_TRY_CTX(vk.vkCreateSemaphore(device_.handle(), &semaphore, nullptr, &semaphore_),
+                     "creating a stream's timeline semaphore on " + device_.name());
+  return Status::success();
+}
+
+VulkanStreamCore::~VulkanStreamCore() {
+  const VolkDeviceTable &vk = device_.vk();
+  VkDevice dev = device_.handle();
+  if (semaphore_ && submitted_) {
+    VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wait.semaphoreCount = 1;
+    wait.pSemaphores = &semaphore_;
+    wait.pValues = &submitted_;
+    device_.waitSemaphores(dev, &wait, kForever);
+  }
+  (void)retireLocked(submitted_); // no other thread holds a core that is being destroyed
+  auto release = [&](VulkanFrame &f) {
+    resetFrame(f);
+    if (f.pool) vk.vkDestroyDescriptorPool(dev, f.pool, nullptr);
+    if (f.queries) vk.vkDestroyQueryPool(dev, f.queries, nullptr);
+  };
+  for (auto &f : inFlight_) release(*f); // only where the device was lost
+  for (auto &f : free_) release(*f);
+  if (pool_) vk.vkDestroyCommandPool(dev, pool_, nullptr);
+  if (semaphore_) vk.vkDestroySemaphore(dev, semaphore_, nullptr);
+}
+
+Result<uint64_t> VulkanStreamCore::counterValue() {
+  uint64_t value = 0;
+  TESSERA_VK_TRY_CTX(device_.getSemaphoreCounterValue(device_.handle(), semaphore_, &value),
+                     "reading a stream's progress on " + device_.name());
+  return value;
+}
+
+void VulkanStreamCore::resetFrame(VulkanFrame &f) {
+  const VolkDeviceTable &vk = device_.vk();
+  for (HostBuffer &b : f.staging) device_.destroy(b);
+  f.staging.clear();
+  f.whenDone.clear();
+  f.waitedOn.clear();
+  f.eventTicks.reset();
+  f.timedSlot = ~size_t(0);
+  f.value = 0;
+  if (f.pool) vk.vkResetDescriptorPool(device_.handle(), f.pool, 0);
+  if (f.cmd) vk.vkResetCommandBuffer(f.cmd, 0);
+}
+
+Status VulkanStreamCore::retireLocked(uint64_t reachedValue) {
+  const VolkDeviceTable &vk = device_.vk();
+  Status status;
+  while (!inFlight_.empty() && inFlight_.front()->value <= reachedValue) {
+    std::unique_ptr<VulkanFrame> f = std::move(inFlight_.front());
+    inFlight_.pop_front();
+    const bool timed = f->timedSlot != ~size_t(0);
+    if (f->queries && (timed || f->eventTicks)) {
+      uint64_t ticks[2] = {};
+      VkResult r = vk.vkGetQueryPoolResults(device_.handle(), f->queries, 0, timed ? 2 : 1, sizeof ticks, ticks,
+                                            sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+      if (r != VK_SUCCESS && status) status = vkStatus(r, "vkGetQueryPoolResults()", "reading timestamps on " + device_.name());
+      if (r == VK_SUCCESS && timed) device_.fillTimedSlot(f->timedSlot, f->timedGeneration, device_.ticksToSeconds(ticks[0], ticks[1]));
+      if (r == VK_SUCCESS && f->eventTicks) {
+        f->eventTicks->ticks = ticks[0];
+        f->eventTicks->ready = true;
+      }
+    }
+    for (const std::function<void()> &done : f->whenDone) done();
+    resetFrame(*f);
+    free_.push_back(std::move(f));
+  }
+  return status;
+}
+
+Result<VulkanFrame *> VulkanStreamCore::acquireFrameLocked() {
+  if (!inFlight_.empty()) {
+    Result<uint64_t> now = counterValue();
+    if (!now) return now.status();
+    if (Status s = retireLocked(*now); !s) return s;
+  }
+  if (free_.empty() && inFlight_.size() >= kMaxInFlight) {
+    // Back-pressure: wait for the oldest submission (the device is kMaxInFlight commands behind).
+    uint64_t oldest = inFlight_.front()->value;
+    VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wait.semaphoreCount = 1;
+    wait.pSemaphores = &semaphore_;
+    wait.pValues = &oldest;
+    TESSERA_VK_TRY_CTX(device_.waitSemaphores(device_.handle(), &wait, kForever), "waiting for a stream on " + device_.name());
+    if (Status s = retireLocked(oldest); !s) return s;
+  }
+  if (free_.empty()) {
+    auto f = std::make_unique<VulkanFrame>();
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = pool_;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    TESSERA_VK_TRY_CTX(device_.vk().vkAllocateCommandBuffers(device_.handle(), &alloc, &f->cmd),
+                       "allocating a command buffer on " + device_.name());
+    free_.push_back(std::move(f));
+  }
+  return free_.back().get();
+}
+
+Result<VkDescriptorSet> VulkanStreamCore::descriptorSet(VulkanFrame &f, VkDescriptorSetLayout layout, uint32_t buffers) {
+  const VolkDeviceTable &vk = device_.vk();
+  VkDevice dev = device_.handle();
+  const std::string what = "allocating a descriptor set on " + device_.name();
+  if (!f.pool || f.poolDescriptors < buffers) {
+    if (f.pool) vk.vkDestroyDescriptorPool(dev, f.pool, nullptr);
+    f.pool = VK_NULL_HANDLE;
+    f.poolDescriptors = std::max(buffers, 16u);
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, f.poolDescriptors};
+    VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pool.maxSets = 1;
+    pool.poolSizeCount = 1;
+    pool.pPoolSizes = &size;
+    TESSERA_VK_TRY_CTX(vk.vkCreateDescriptorPool(dev, &pool, nullptr, &f.pool), what);
+  }
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = f.pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  TESSERA_VK_TRY_CTX(vk.vkAllocateDescriptorSets(dev, &alloc, &set), what);
+  return set;
+}
+
+Status VulkanStreamCore::ensureQueries(VulkanFrame &f) {
+  if (f.queries) return Status::success();
+  VkQueryPoolCreateInfo query{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  query.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  query.queryCount = 2;
+  TESSERA_VK_TRY_CTX(device_.vk().vkCreateQueryPool(device_.handle(), &query, nullptr, &f.queries),
+                     "creating timestamp queries on " + device_.name());
+  return Status::success();
+}
+
+Status VulkanStreamCore::submitLocked(VulkanFrame &f, const std::string &what) {
+  std::vector<VkSemaphore> waits;
+  std::vector<uint64_t> waitValues;
+  std::vector<VkPipelineStageFlags> stages;
+  for (auto &[core, value] : pendingWaits_) {
+    waits.push_back(core->semaphore());
+    waitValues.push_back(value);
+    stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  }
+  const uint64_t signal = submitted_ + 1;
+  VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  timeline.waitSemaphoreValueCount = uint32_t(waitValues.size());
+  timeline.pWaitSemaphoreValues = waitValues.data();
+  timeline.signalSemaphoreValueCount = 1;
+  timeline.pSignalSemaphoreValues = &signal;
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.pNext = &timeline;
+  submit.waitSemaphoreCount = uint32_t(waits.size());
+  submit.pWaitSemaphores = waits.data();
+  submit.pWaitDstStageMask = stages.data();
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &f.cmd;
+  submit.signalSemaphoreCount = 1;
+  submit.pSignalSemaphores = &semaphore_;
+  {
+    std::lock_guard<std::mutex> queueLock(queue_.lock);
+    TESSERA_VK_TRY_CTX(device_.vk().vkQueueSubmit(queue_.handle, 1, &submit, VK_NULL_HANDLE), what + " on " + device_.name());
+  }
+  submitted_ = signal;
+  f.value = signal;
+  for (auto &wait : pendingWaits_) f.waitedOn.push_back(std::move(wait.first));
+  pendingWaits_.clear();
+  return Status::success();
+}
+
+Status VulkanStreamCore::submit(const Recorder &record, const std::string &what, bool timed) {
+  std::lock_guard<std::mutex> lock(lock_);
+  Result<VulkanFrame *> acquired = acquireFrameLocked();
+  if (!acquired) return acquired.status();
+  VulkanFrame &f = **acquired;
+  const VolkDeviceTable &vk = device_.vk();
+  if (timed && device_.hasTimestamps()) std::tie(f.timedSlot, f.timedGeneration) = device_.reserveTimedSlot();
+  const bool stamp = f.timedSlot != ~size_t(0);
+  if (stamp)
+    if (Status s = ensureQueries(f); !s) {
+      resetFrame(f);
+      return s;
+    }
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  TESSERA_VK_TRY_CTX(vk.vkBeginCommandBuffer(f.cmd, &begin), what);
+  if (stamp) vk.vkCmdResetQueryPool(f.cmd, f.queries, 0, 2);
+  fullBarrier(vk, f.cmd);
+  // ALL_COMMANDS: each timestamp is written once every earlier command has finished.
+  if (stamp) vk.vkCmdWriteTimestamp(f.cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, f.queries, 0);
+  Status recorded = record(f, f.cmd);
+  if (stamp) vk.vkCmdWriteTimestamp(f.cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, f.queries, 1);
+  fullBarrier(vk, f.cmd);
+  VkResult ended = vk.vkEndCommandBuffer(f.cmd);
+  if (recorded && ended != VK_SUCCESS) recorded = vkStatus(ended, "vkEndCommandBuffer()", what);
+  if (recorded) recorded = submitLocked(f, what);
+  if (!recorded) {
+    resetFrame(f); // stays in free_; a reserved timing slot keeps its 0
+    return recorded;
+  }
+  inFlight_.push_back(std::move(free_.back()));
+  free_.pop_back();
+  return Status::success();
+}
+
+Result<uint64_t> VulkanStreamCore::mark(const std::shared_ptr<EventTicks> &ticks) {
+  const bool stamp = device_.hasTimestamps();
+  Status s = submit(
+      [&](VulkanFrame &f, VkCommandBuffer cmd) {
+        if (!stamp) return Status::success();
+        const VolkDeviceTable &vk = device_.vk();
+        if (Status s = ensureQueries(f); !s) return s;
+        vk.vkCmdResetQueryPool(cmd, f.queries, 0, 1);
+        vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, f.queries, 0);
+        f.eventTicks = ticks;
+        return Status::success();
+      },
+      "recording an event", false);
+  if (!s) return s;
+  std::lock_guard<std::mutex> lock(lock_);
+  return submitted_;
+}
+
+void VulkanStreamCore::addWait(std::shared_ptr<VulkanStreamCore> other, uint64_t value) {
+  std::lock_guard<std::mutex> lock(lock_);
+  pendingWaits_.emplace_back(std::move(other), value);
+}
+
+Status VulkanStreamCore::waitFor(uint64_t value) {
+  if (value > 0) {
+    VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wait.semaphoreCount = 1;
+    wait.pSemaphores = &semaphore_;
+    wait.pValues = &value;
+    // Without the lock: other threads keep enqueueing while this one waits.
+    TESSERA_VK_TRY_CTX(device_.waitSemaphores(device_.handle(), &wait, kForever),
+                       "waiting for a stream of " + device_.name());
+  }
+  std::lock_guard<std::mutex> lock(lock_);
+  Result<uint64_t> now = counterValue();
+  if (!now) return now.status();
+  return retireLocked(*now);
+}
+
+Result<bool> VulkanStreamCore::reached(uint64_t value) {
+  std::lock_guard<std::mutex> lock(lock_);
+  Result<uint64_t> now = counterValue();
+  if (!now) return now.status();
+  if (*now < value) return false;
+  if (Status s = retireLocked(*now); !s) return s;
+  return true;
+}
+
+Status VulkanStreamCore::synchronize() {
+  uint64_t last;
+  {
+    std::lock_guard<std::mutex> lock(lock_);
+    last = submitted_;
+  }
+  return waitFor(last);
+}
+
+// ---- the public-facing stream and event ----
+
+VulkanStream::~VulkanStream() { (void)core_->synchronize(); }
+
+Result<std::unique_ptr<detail::DriverEvent>> VulkanStream::record() {
+  auto ticks = std::make_shared<EventTicks>();
+  Result<uint64_t> value = core_->mark(ticks);
+  if (!value) return value.status();
+  return std::unique_ptr<detail::DriverEvent>(std::make_unique<VulkanEvent>(core_->device(), core_, *value, ticks));
+}
+
+Status VulkanStream::wait(detail::DriverEvent &event) {
+  auto &e = static_cast<VulkanEvent &>(event);
+  if (e.core() == core_) return Status::success(); // already in stream order
+  core_->addWait(e.core(), e.value());
+  return Status::success();
+}
+
+Result<double> VulkanEvent::secondsSince(detail::DriverEvent &start) {
+  auto &from = static_cast<VulkanEvent &>(start);
+  if (Status s = from.synchronize(); !s) return s;
+  if (Status s = synchronize(); !s) return s;
+  if (!from.ticks_->ready || !ticks_->ready)
+    return Status(StatusCode::Unsupported, "secondsSince: " + device_.name() +
+                                               " via vulkan has no timestamp queries on its compute queue");
+  return device_.ticksToSeconds(from.ticks_->ticks, ticks_->ticks);
+}
+
+} // namespace tessera::vulkan
