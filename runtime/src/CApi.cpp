@@ -29,6 +29,12 @@ struct tessera_module {
 struct tessera_kernel {
   Kernel kernel;
 };
+struct tessera_stream {
+  Stream stream;
+};
+struct tessera_event {
+  Event event;
+};
 
 namespace {
 
@@ -214,7 +220,13 @@ tessera_status tessera_kernel_get(tessera_module *mod, const char *name, tessera
     return TESSERA_OK;
   });
 }
-tessera_status tessera_kernel_launch(tessera_kernel *kernel, const uint32_t grid[3], const tessera_arg *args, size_t count) {
+} // extern "C"
+
+namespace {
+
+// Both launch entry points: arguments converted, then the launch on `stream` (null: the default).
+tessera_status launchKernel(tessera_kernel *kernel, const uint32_t grid[3], const tessera_arg *args, size_t count,
+                            const tessera_stream *stream) {
   return guarded([&] {
     tessera_status st;
     if (!nonNull(kernel, "kernel", &st) || !nonNull(grid, "grid", &st) || (count && !nonNull(args, "args", &st))) return st;
@@ -224,11 +236,126 @@ tessera_status tessera_kernel_launch(tessera_kernel *kernel, const uint32_t grid
       if (!a) return fail(Status(a.status().code(), "argument " + std::to_string(i) + ": " + a.status().message()));
       converted.push_back(*a);
     }
-    Status s = kernel->kernel.launch(Grid{grid[0], grid[1], grid[2]}, std::span<const KernelArg>(converted));
+    const Grid g{grid[0], grid[1], grid[2]};
+    Status s = stream ? kernel->kernel.launch(g, std::span<const KernelArg>(converted), stream->stream)
+                      : kernel->kernel.launch(g, std::span<const KernelArg>(converted));
     return s ? TESSERA_OK : fail(s);
   });
 }
+
+} // namespace
+
+extern "C" {
+
+tessera_status tessera_kernel_launch(tessera_kernel *kernel, const uint32_t grid[3], const tessera_arg *args, size_t count) {
+  return launchKernel(kernel, grid, args, count, nullptr);
+}
+tessera_status tessera_kernel_launch_on(tessera_kernel *kernel, const uint32_t grid[3], const tessera_arg *args,
+                                        size_t count, tessera_stream *stream) {
+  tessera_status st;
+  if (!nonNull(stream, "stream", &st)) return st;
+  return launchKernel(kernel, grid, args, count, stream);
+}
 void tessera_kernel_destroy(tessera_kernel *kernel) { delete kernel; }
+
+// ---- streams and events ----
+
+tessera_status tessera_stream_create(tessera_device *dev, tessera_stream **out) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(dev, "device", &st) || !nonNull(out, "out", &st)) return st;
+    *out = nullptr;
+    Result<Stream> s = dev->dev->createStream();
+    if (!s) return fail(s.status());
+    *out = new tessera_stream{*s};
+    return TESSERA_OK;
+  });
+}
+tessera_status tessera_stream_get_default(tessera_device *dev, tessera_stream **out) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(dev, "device", &st) || !nonNull(out, "out", &st)) return st;
+    *out = new tessera_stream{dev->dev->defaultStream()};
+    return TESSERA_OK;
+  });
+}
+tessera_status tessera_stream_synchronize(tessera_stream *stream) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(stream, "stream", &st)) return st;
+    Status s = stream->stream.synchronize();
+    return s ? TESSERA_OK : fail(s);
+  });
+}
+tessera_status tessera_stream_record(tessera_stream *stream, tessera_event **out) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(stream, "stream", &st) || !nonNull(out, "out", &st)) return st;
+    *out = nullptr;
+    Result<Event> e = stream->stream.record();
+    if (!e) return fail(e.status());
+    *out = new tessera_event{*e};
+    return TESSERA_OK;
+  });
+}
+tessera_status tessera_stream_wait(tessera_stream *stream, const tessera_event *event) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(stream, "stream", &st) || !nonNull(event, "event", &st)) return st;
+    Status s = stream->stream.wait(event->event);
+    return s ? TESSERA_OK : fail(s);
+  });
+}
+void tessera_stream_destroy(tessera_stream *stream) { delete stream; }
+
+tessera_status tessera_event_query(const tessera_event *event, int *done) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(event, "event", &st) || !nonNull(done, "done", &st)) return st;
+    Result<bool> passed = event->event.query();
+    if (!passed) return fail(passed.status());
+    *done = *passed ? 1 : 0;
+    return TESSERA_OK;
+  });
+}
+tessera_status tessera_event_synchronize(const tessera_event *event) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(event, "event", &st)) return st;
+    Status s = event->event.synchronize();
+    return s ? TESSERA_OK : fail(s);
+  });
+}
+tessera_status tessera_event_seconds_since(const tessera_event *end, const tessera_event *start, double *seconds) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(end, "end", &st) || !nonNull(start, "start", &st) || !nonNull(seconds, "seconds", &st)) return st;
+    Result<double> s = end->event.secondsSince(start->event);
+    if (!s) return fail(s.status());
+    *seconds = *s;
+    return TESSERA_OK;
+  });
+}
+void tessera_event_destroy(tessera_event *event) { delete event; }
+
+tessera_status tessera_buffer_upload_async(tessera_buffer *buf, const void *src, size_t bytes, size_t offset,
+                                           tessera_stream *stream) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(buf, "buffer", &st) || !nonNull(stream, "stream", &st)) return st;
+    Status s = buf->buf.uploadAsync(src, bytes, offset, stream->stream);
+    return s ? TESSERA_OK : fail(s);
+  });
+}
+tessera_status tessera_buffer_download_async(const tessera_buffer *buf, void *dst, size_t bytes, size_t offset,
+                                             tessera_stream *stream) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(buf, "buffer", &st) || !nonNull(stream, "stream", &st)) return st;
+    Status s = buf->buf.downloadAsync(dst, bytes, offset, stream->stream);
+    return s ? TESSERA_OK : fail(s);
+  });
+}
 
 tessera_arg tessera_arg_buffer(tessera_buffer *buf) { return tessera_arg{buf, TESSERA_F32, 0}; }
 tessera_arg tessera_arg_i32(int32_t v) { return tessera_arg{nullptr, TESSERA_I32, uint32_t(v)}; }

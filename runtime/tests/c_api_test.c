@@ -67,6 +67,43 @@ int main(int argc, char **argv) {
   }
   printf("vector_add of %d elements from C: exact\n", N - 7);
 
+  /* The same through streams: x and y go up on one stream, the launch runs on another after an
+   * event, and the result comes down asynchronously. */
+  {
+    static float x2[N], sum[N];
+    for (int i = 0; i < N; ++i) x2[i] = (float)((double)rand() / RAND_MAX * 200 - 100), sum[i] = NAN;
+    tessera_stream *up = NULL, *work = NULL, *fallback = NULL;
+    tessera_event *uploaded = NULL, *done = NULL, *start = NULL;
+    CHECK(tessera_stream_create(dev, &up) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_stream_create(dev, &work) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_stream_get_default(dev, &fallback) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_buffer_upload(bo, out, sizeof out) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_stream_record(work, &start) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_buffer_upload_async(bx, x2, sizeof x2, 0, up) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_stream_record(up, &uploaded) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_stream_wait(work, uploaded) == TESSERA_OK, "%s", tessera_last_error());
+    tessera_arg all[4] = {tessera_arg_buffer(bx), tessera_arg_buffer(by), tessera_arg_buffer(bo), tessera_arg_i32(N)};
+    CHECK(tessera_kernel_launch_on(add, grid, all, 4, work) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_buffer_download_async(bo, sum, sizeof sum, 0, work) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_stream_record(work, &done) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_event_synchronize(done) == TESSERA_OK, "%s", tessera_last_error());
+    int passed = 0;
+    CHECK(tessera_event_query(done, &passed) == TESSERA_OK && passed == 1, "query after synchronize: %d", passed);
+    for (int i = 0; i < N; ++i) CHECK(sum[i] == x2[i] + y[i], "stream: sum[%d] = %g, expected %g (seed %u)", i, sum[i], x2[i] + y[i], seed);
+    double seconds = -1;
+    CHECK(tessera_event_seconds_since(done, start, &seconds) == TESSERA_OK && seconds >= 0, "%s", tessera_last_error());
+    printf("vector_add of %d elements on streams from C: exact (%.1f us between the events)\n", N, seconds * 1e6);
+    CHECK(tessera_stream_synchronize(fallback) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(tessera_kernel_launch_on(add, grid, all, 4, NULL) == TESSERA_ERROR_INVALID_ARGUMENT, "NULL stream accepted");
+    CHECK(tessera_stream_wait(work, NULL) == TESSERA_ERROR_INVALID_ARGUMENT, "NULL event accepted");
+    tessera_event_destroy(start);
+    tessera_event_destroy(uploaded);
+    tessera_event_destroy(done);
+    tessera_stream_destroy(up);
+    tessera_stream_destroy(work);
+    tessera_stream_destroy(fallback);
+  }
+
   /* Errors come back as statuses with a message, never as a crash. */
   tessera_arg wrong[4] = {tessera_arg_buffer(bx), tessera_arg_buffer(by), tessera_arg_buffer(bo), tessera_arg_f32(1.0f)};
   CHECK(tessera_kernel_launch(add, grid, wrong, 4) == TESSERA_ERROR_INVALID_ARGUMENT, "float for n accepted");

@@ -15,9 +15,21 @@
  * version it implements, and only grows (functions and enum values are added, never changed).
  * Every call that can fail returns a tessera_status; the message of the last failure on the
  * calling thread is tessera_last_error(). Objects are freed by their *_destroy function; a
- * buffer, module or kernel keeps its device alive. Thread safety: as the C++ runtime's for now,
- * one thread per device (a device, its buffers, modules and kernels are not used from two
- * threads at once; separate devices on separate threads are fine; docs/runtime.md).
+ * buffer, module, kernel, stream or event keeps its device alive. Thread safety: as the C++
+ * runtime's: every function may be called from any thread, also on the same objects at once
+ * (calls on one stream from several threads run in the order they take it); a handle must not
+ * be destroyed while another thread still uses it (docs/runtime.md, "Threads").
+ *
+ * Streams (version 2): work on one stream runs in order; different streams are ordered only by
+ * events. Launches and copies without a stream go to the device's default stream.
+ *
+ *   tessera_stream *s;  tessera_event *done;
+ *   tessera_stream_create(dev, &s);
+ *   tessera_buffer_upload_async(x, host, bytes, 0, s);
+ *   tessera_kernel_launch_on(add, grid, args, 4, s);
+ *   tessera_buffer_download_async(out, result, bytes, 0, s);
+ *   tessera_stream_record(s, &done);
+ *   tessera_event_synchronize(done);   -- `result` is filled
  */
 #ifndef TESSERA_H
 #define TESSERA_H
@@ -29,7 +41,7 @@
 extern "C" {
 #endif
 
-#define TESSERA_C_API_VERSION 1
+#define TESSERA_C_API_VERSION 2 /* 2: streams and events */
 
 typedef enum tessera_status {
   TESSERA_OK = 0,
@@ -62,6 +74,8 @@ typedef struct tessera_device tessera_device;
 typedef struct tessera_buffer tessera_buffer;
 typedef struct tessera_module tessera_module;
 typedef struct tessera_kernel tessera_kernel;
+typedef struct tessera_stream tessera_stream;
+typedef struct tessera_event tessera_event;
 
 /* One kernel argument: a buffer, or a scalar of `dtype` whose value is in `bits` (the low
  * bytes, host byte order; f16/bf16 as their 16-bit patterns). Make them with the helpers. */
@@ -106,6 +120,37 @@ tessera_status tessera_kernel_get(tessera_module *mod, const char *name, tessera
  * kernel's signature first (count, kind, dtype, device). */
 tessera_status tessera_kernel_launch(tessera_kernel *kernel, const uint32_t grid[3], const tessera_arg *args, size_t count);
 void tessera_kernel_destroy(tessera_kernel *kernel);
+
+/* ---- version 2: streams and events ---- */
+
+/* A new stream of `dev`, or a handle to its default stream (destroying that handle leaves the
+ * default stream in place). A destroyed stream first finishes its work. */
+tessera_status tessera_stream_create(tessera_device *dev, tessera_stream **out);
+tessera_status tessera_stream_get_default(tessera_device *dev, tessera_stream **out);
+tessera_status tessera_stream_synchronize(tessera_stream *stream);
+/* An event after all the work enqueued on `stream` so far. */
+tessera_status tessera_stream_record(tessera_stream *stream, tessera_event **out);
+/* Work enqueued on `stream` from now on starts after `event` (of a stream of the same device). */
+tessera_status tessera_stream_wait(tessera_stream *stream, const tessera_event *event);
+void tessera_stream_destroy(tessera_stream *stream);
+
+/* *done = 1 when the work before the event has finished, else 0; never blocks. */
+tessera_status tessera_event_query(const tessera_event *event, int *done);
+tessera_status tessera_event_synchronize(const tessera_event *event);
+/* Device seconds from `start` to `end` (events of one device); waits for both. */
+tessera_status tessera_event_seconds_since(const tessera_event *end, const tessera_event *start, double *seconds);
+void tessera_event_destroy(tessera_event *event);
+
+/* Stream-ordered copies at byte `offset` of the buffer. An upload has read `src` when it returns;
+ * a download has filled `dst` once the stream's work up to it is seen finished (stream or device
+ * synchronize, or an event recorded after it: synchronize, or query giving 1). */
+tessera_status tessera_buffer_upload_async(tessera_buffer *buf, const void *src, size_t bytes, size_t offset,
+                                           tessera_stream *stream);
+tessera_status tessera_buffer_download_async(const tessera_buffer *buf, void *dst, size_t bytes, size_t offset,
+                                             tessera_stream *stream);
+/* tessera_kernel_launch on `stream`. */
+tessera_status tessera_kernel_launch_on(tessera_kernel *kernel, const uint32_t grid[3], const tessera_arg *args,
+                                        size_t count, tessera_stream *stream);
 
 tessera_arg tessera_arg_buffer(tessera_buffer *buf);
 tessera_arg tessera_arg_i32(int32_t v);
