@@ -11,20 +11,20 @@
 namespace tessera::cli {
 
 struct CompileOptions {
-  std::vector<std::string> inputs;        // one .mlir (or '-'), or C++ kernel files
-  bool kernelFiles = false;               // the inputs are C++ (.cpp, .cc, .cxx, .C)
-  std::string output;                     // -o
-  std::string header;                     // --header (C++ kernel files)
-  std::string nameSpace;                  // --namespace (default: the header's file name)
-  std::string depfile;                    // --depfile (C++ kernel files, for build systems)
-  std::string emitName = "package";       // --emit
-  std::optional<Stage> stage;             // unset for a package
-  std::vector<std::string> targetNames;   // --target, resolved to the defaults
-  std::vector<std::string> chips;         // --chip, comma separated
+  std::vector<std::string> inputs;      // one .mlir (or '-'), or C++ kernel files
+  bool kernelFiles = false;             // the inputs are C++ (.cpp, .cc, .cxx, .C)
+  std::string output;                   // -o
+  std::string header;                   // --header (C++ kernel files)
+  std::string nameSpace;                // --namespace (default: the header's file name)
+  std::string depfile;                  // --depfile (C++ kernel files, for build systems)
+  std::string emitName = "package";     // --emit
+  std::optional<Stage> stage;           // unset for a package
+  std::vector<std::string> targetNames; // --target, resolved to the defaults
+  std::vector<std::string> chips;       // --chip, comma separated
   uint32_t ptxVersion = 0;
-  std::vector<uint32_t> subgroups;        // --subgroup-size
+  std::vector<uint32_t> subgroups;                // --subgroup-size
   std::optional<std::vector<bool>> softDenormals; // --denormals; unset: chosen per kernel
-  std::vector<std::string> cxxFlags;      // -I... and -D... for the C++ compiler
+  std::vector<std::string> cxxFlags;              // -I... and -D... for the C++ compiler
 
   bool package() const { return !stage; }
 };

@@ -57,7 +57,8 @@ Status writeHeader(const CompileOptions &o, std::span<const TracedKernel> kernel
     return s;
   spec.package = serializePackage(pkg);
   std::string text = generateHeader(spec);
-  return writeFileAtomically(o.header, std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+  return writeFileAtomically(o.header,
+                             std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
 }
 
 } // namespace
@@ -67,7 +68,8 @@ int fail(const std::string &message) {
   return 1;
 }
 
-int emitKernels(const CompileOptions &o, std::span<const TracedKernel> kernels, const std::vector<std::string> &exportedAt) {
+int emitKernels(const CompileOptions &o, std::span<const TracedKernel> kernels,
+                const std::vector<std::string> &exportedAt) {
   if (o.package()) {
     Result<Package> pkg = compilePackage(o, kernels, exportedAt);
     if (!pkg)

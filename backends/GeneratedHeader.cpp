@@ -114,7 +114,8 @@ void appendBytes(std::string &out, const std::vector<uint8_t> &bytes) {
 }
 
 // The fixed parts of the class; @HEADER@ is the header's file name, @COUNT@ the number of kernels.
-const char *kLoadHead = R"(  /// Loads the kernels onto `device` from the embedded package (each kernel's artifact for it).
+const char *kLoadHead = //
+    R"(  /// Loads the kernels onto `device` from the embedded package (each kernel's artifact for it).
   static ::tessera::Result<Kernels> load(::tessera::Device &device) {
     ::tessera::Result<::tessera::Package> package = ::tessera::parsePackage(kPackage);
     if (!package) return package.status();
@@ -130,7 +131,8 @@ const char *kLoadHead = R"(  /// Loads the kernels onto `device` from the embedd
     Kernels k;
 )";
 
-const char *kClassTail = R"(  /// The loaded kernel called `name` (its signature, its artifact for this device), or null.
+const char *kClassTail = //
+    R"(  /// The loaded kernel called `name` (its signature, its artifact for this device), or null.
   const ::tessera::Kernel *find(::std::string_view name) const {
     for (const ::tessera::Kernel &k : this->kernels_)
       if (k.entry().name == name) return &k;
@@ -138,6 +140,7 @@ const char *kClassTail = R"(  /// The loaded kernel called `name` (its signature
   }
 
 private:
+  Kernels() = default; // only load() makes one: every kernel is then loaded
   struct Arg {
     ::tessera::ArgKind kind;
     ::tessera::DType dtype;

@@ -17,12 +17,12 @@ struct HeaderKernel {
 };
 
 struct HeaderSpec {
-  std::string fileName;            // the header's own name, for its comments and errors
-  std::string nameSpace;           // "edges_kernels" or "app::kernels"
+  std::string fileName;             // the header's own name, for its comments and errors
+  std::string nameSpace;            // "edges_kernels" or "app::kernels"
   std::vector<std::string> sources; // the kernel files
-  std::string targets;             // "PTX sm_80; SPIR-V subgroup 8, 16, 32, 64"
+  std::string targets;              // "PTX sm_80; SPIR-V subgroup 8, 16, 32, 64"
   std::vector<HeaderKernel> kernels;
-  std::vector<uint8_t> package;     // serializePackage of the kernels
+  std::vector<uint8_t> package; // serializePackage of the kernels
 };
 
 /// Whether every kernel and argument name can be a C++ name in the header (not a keyword, not a

@@ -122,7 +122,26 @@ const char *kTracerMain = "// The tracer program's main: everything else is in l
                           "int main(int argc, char **argv) { return tessera_aot_main(argc, argv); }\n";
 
 Status writeText(const std::string &path, const std::string &text) {
-  return writeFileAtomically(path, std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+  return writeFileAtomically(path,
+                             std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+}
+
+// One rule "target: deps of every file" from the compiler's rule per kernel file (each one
+// "target: \\\n deps..."), for build tools that expect a single rule.
+std::string mergedDepfile(const std::vector<std::string> &depfiles, const std::string &target) {
+  std::string merged = target + ":";
+  for (const std::string &d : depfiles) {
+    std::ifstream in(d);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string rule = ss.str();
+    if (rule.compare(0, target.size() + 1, target + ":") == 0)
+      rule.erase(0, target.size() + 1);
+    size_t first = rule.find_first_not_of(" \\\n"), last = rule.find_last_not_of(" \\\n");
+    rule = first == std::string::npos ? "" : rule.substr(first, last - first + 1);
+    merged += " \\\n" + rule;
+  }
+  return merged + "\n";
 }
 
 // Compiles each kernel file to an object and links them with the library into `tracer`.
@@ -148,8 +167,8 @@ Status buildTracer(const CompileOptions &o, TempDir &tmp, const std::string &tra
     }
     if (Status s = run(argv, "the C++ compiler"); !s)
       return s.code() == StatusCode::CompileError
-                 ? Status(StatusCode::CompileError, "the C++ compiler failed on " + o.inputs[i] + " (its messages are above; " +
-                                                        commandText(argv) + ")")
+                 ? Status(StatusCode::CompileError, "the C++ compiler failed on " + o.inputs[i] +
+                                                        " (its messages are above; " + commandText(argv) + ")")
                  : s;
     objects.push_back(object);
   }
@@ -159,19 +178,13 @@ Status buildTracer(const CompileOptions &o, TempDir &tmp, const std::string &tra
   std::vector<std::string> link = cxx;
   link.insert(link.end(), {"-std=c++20", mainFile});
   link.insert(link.end(), objects.begin(), objects.end());
-  link.insert(link.end(), {"-o", tracer, "-L" + libDir, "-Wl,-rpath," + libDir, "-ltessera_compiler", "-ltessera_runtime"});
+  link.insert(link.end(),
+              {"-o", tracer, "-L" + libDir, "-Wl,-rpath," + libDir, "-ltessera_compiler", "-ltessera_runtime"});
   if (Status s = run(link, "the C++ compiler"); !s)
     return Status(s.code(), "linking the kernel files' tracer failed (" + commandText(link) + "): " + s.message());
   if (o.depfile.empty())
     return Status();
-  std::string deps;
-  for (const std::string &d : depfiles) {
-    std::ifstream in(d);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    deps += ss.str();
-  }
-  return writeText(o.depfile, deps);
+  return writeText(o.depfile, mergedDepfile(depfiles, o.header.empty() ? o.output : o.header));
 }
 
 std::string sourceLine(const std::source_location &where) {
@@ -183,7 +196,8 @@ std::string sourceLine(const std::source_location &where) {
 int compileKernelFiles(const CompileOptions &o, int argc, char **argv) {
   TempDir tmp;
   if (tmp.path().empty())
-    return fail(std::string("cannot create a temporary folder (set TMPDIR to a writable one): ") + std::strerror(errno));
+    return fail(std::string("cannot create a temporary folder (set TMPDIR to a writable one): ") +
+                std::strerror(errno));
   std::string tracer = tmp.file("tracer");
   if (Status s = buildTracer(o, tmp, tracer); !s)
     return fail(s.message());
@@ -211,9 +225,11 @@ int traceKernelFiles(const CompileOptions &o) {
     try {
       k = e.trace();
     } catch (const std::exception &ex) {
-      k = Status(StatusCode::CompileError, at + ": error: tracing threw " + ex.what());
+      k = Status(StatusCode::CompileError,
+                 at + ": error: the kernel threw a C++ exception while being traced: " + ex.what());
     } catch (...) {
-      k = Status(StatusCode::CompileError, at + ": error: tracing threw an exception that is not a std::exception");
+      k = Status(StatusCode::CompileError,
+                 at + ": error: the kernel threw a C++ exception (not a std::exception) while being traced");
     }
     if (!k)
       return fail("kernel '" + e.name + "' (exported at " + at + ") does not trace:\n" + k.status().message());

@@ -55,6 +55,7 @@ function(tessera_add_kernels target)
     list(APPEND options --target=${t})
   endforeach()
   list(APPEND options ${arg_OPTIONS})
+  string(REPLACE ";" ", " files "${arg_KERNELS}")
 
   # The kernel files are compiled with this project's C++ compiler.
   add_custom_command(
@@ -64,7 +65,7 @@ function(tessera_add_kernels target)
             -o ${package} --header ${header} --depfile ${depfile} ${options}
     DEPENDS ${kernels} ${cli} ${compiler}
     DEPFILE ${depfile}
-    COMMENT "Compiling the Tessera kernels of ${target} (${arg_KERNELS})"
+    COMMENT "Compiling the Tessera kernels of ${target} (${files})"
     VERBATIM)
   target_sources(${target} PRIVATE ${header})
   target_include_directories(${target} PRIVATE ${dir})

@@ -111,7 +111,8 @@ int main(int argc, char **argv) {
     } else files.push_back(argv[i]);
   }
   if (files.size() != 2)
-    return std::fprintf(stderr, "usage: edges [--check] [--timings] in.png out.png | edges --make-test-image=out.png [WxH]\n"), 1;
+    return std::fprintf(stderr, "usage: edges [--check] [--timings] in.png out.png\n"
+                                "       edges --make-test-image=out.png [WxH]\n"), 1;
 
   std::vector<uint8_t> rgba;
   int W = 0, H = 0;

@@ -1,8 +1,9 @@
-// The AOT path end to end: aot_test_kernels.cpp compiled by the build tree's `tessera compile`
-// (through tessera_add_kernels) into aot_test_kernels.hpp, whose typed launch functions this
-// program calls on the default device with fresh random inputs and poisoned outputs, comparing
-// every element exactly with the host. It links only the runtime. Then the errors a caller gets:
-// a package whose kernels take other arguments, a buffer of the wrong element type.
+// The AOT path end to end: aot_test_kernels.cpp and aot_test_float_kernels.cpp compiled by the
+// build tree's `tessera compile` (through tessera_add_kernels) into aot_test_kernels.hpp, whose
+// typed launch functions this program calls on the default device with fresh random inputs and
+// poisoned outputs, comparing every element exactly with the host. It links only the runtime.
+// Then the errors a caller gets: a package whose kernels take other arguments, a buffer of the
+// wrong element type.
 #include "aot_test_block.hpp"
 #include "aot_test_kernels.hpp"
 
@@ -106,10 +107,12 @@ void runErrors(tessera::Device &dev, const aot_test_kernels::Kernels &k) {
   tessera::Result<tessera::Package> pkg = tessera::parsePackage(aot_test_kernels::kPackage);
   if (!pkg)
     return (void)ok(pkg.status(), "parsing the embedded package");
-  pkg->kernels[1].args[2].dtype = tessera::DType::I32; // low_byte's m: u32 -> i32
+  for (tessera::KernelEntry &e : pkg->kernels)
+    if (e.name == "low_byte") e.args[2].dtype = tessera::DType::I32; // m: u32 -> i32
   tessera::Result<aot_test_kernels::Kernels> other = aot_test_kernels::Kernels::load(dev, *pkg);
+  const std::string expected = "kernel 'low_byte' of this package takes other arguments";
   check(!other && other.status().code() == tessera::StatusCode::InvalidArgument &&
-            other.status().message().find("kernel 'low_byte' of this package takes other arguments") != std::string::npos,
+            other.status().message().find(expected) != std::string::npos,
         "loading a package whose low_byte takes other arguments: " + other.status().toString());
 
   tessera::Buffer f = poisoned<float>(dev, 4), i = poisoned<int64_t>(dev, 4);
