@@ -23,12 +23,12 @@ every exported kernel.
   --chip=sm_XY[,..]   NVPTX chips; a package gets one PTX artifact per chip (default sm_90;
                       sm_80 for C++ kernel files, which the CUDA driver JITs for newer GPUs)
   --ptx-version=N     PTX ISA version, 80 for 8.0 (default: the oldest the chip accepts)
-  --subgroup-size=L   SPIR-V subgroup sizes, comma separated (default 32; 8,16,32,64 for C++
-                      kernel files); a package gets one SPIR-V artifact per size
+  --subgroup-size=L   SPIR-V subgroup sizes, comma separated (default 32; 8,16,32,64 for a
+                      package from C++ kernel files); a package gets one SPIR-V artifact per size
   --denormals=D       SPIR-V: native (default), software (portable kernels keep f32 denormals in
                       integer and f64 code, for drivers that flush them), or both (a package gets
-                      both artifacts; the runtime picks per device). C++ kernel files default to
-                      both for portable kernels and native for fast ones
+                      both artifacts; the runtime picks per device). A package from C++ kernel
+                      files defaults to both for portable kernels and native for fast ones
   -o FILE             output file (default: standard output; required for a package from .mlir)
 
 C++ kernel files only:
@@ -109,9 +109,11 @@ Status resolveDefaults(CompileOptions &o) {
   }
   if (o.chips.empty())
     o.chips.push_back(o.kernelFiles ? "sm_80" : "sm_90");
+  // A package from kernel files runs everywhere; one stage printed is one target.
+  const bool everywhere = o.kernelFiles && o.package();
   if (o.subgroups.empty())
-    o.subgroups = o.kernelFiles ? std::vector<uint32_t>{8, 16, 32, 64} : std::vector<uint32_t>{32};
-  if (!o.kernelFiles && !o.softDenormals)
+    o.subgroups = everywhere ? std::vector<uint32_t>{8, 16, 32, 64} : std::vector<uint32_t>{32};
+  if (!everywhere && !o.softDenormals)
     o.softDenormals = std::vector<bool>{false};
   if (o.targetNames.empty()) {
     if (o.package())
