@@ -86,6 +86,12 @@ void runKernels(tessera::Device &dev, const aot_test_kernels::Kernels &k, size_t
   ok(k.low_byte(gridFor(n), xb, lo, m, count), "low_byte");
   expectEqual(download<uint8_t>(lo, n), wantU8, "low_byte" + at);
 
+  std::vector<uint32_t> wantIota(n);
+  for (size_t i = 0; i < n; ++i) wantIota[i] = uint32_t(i) + m;
+  tessera::Buffer iota = poisoned<uint32_t>(dev, n);
+  ok(k.iota_u32(gridFor(n), iota, m, count), "iota_u32");
+  expectEqual(download<uint32_t>(iota, n), wantIota, "iota_u32" + at);
+
   std::vector<float> xf(n), wantF32(n);
   for (float &v : xf) v = f32(rng);
   const float s = std::uniform_real_distribution<float>(0.5f, 2.0f)(rng);

@@ -24,3 +24,11 @@ void low_byte(tl::Ptr<uint32_t> x, tl::Ptr<uint8_t> lo, tl::Scalar<uint32_t> m, 
   tl::store(lo + offs, tl::cast((tl::load(x + offs, mask) ^ m) & 255, DType::U8), mask);
 }
 TESSERA_EXPORT_KERNEL(low_byte, {.numWarps = 2, .argNames = {"x", "lo", "m", "n"}});
+
+// out = i + value, with argument names the generated code must not be confused by: `std` and
+// `tessera` would hide the namespaces, `grid` the launch function's own first parameter.
+void iota_u32(tl::Ptr<uint32_t> out, tl::Scalar<uint32_t> value, tl::Scalar<int32_t> n) {
+  tl::Tile offs = tl::program_id(0) * kAotTestBlock + tl::arange(0, kAotTestBlock);
+  tl::store(out + offs, tl::cast(offs, DType::U32) + value, offs < n);
+}
+TESSERA_EXPORT_KERNEL(iota_u32, {.argNames = {"std", "tessera", "grid"}});
