@@ -144,33 +144,41 @@ std::string mergedDepfile(const std::vector<std::string> &depfiles, const std::s
   return merged + "\n";
 }
 
+// Compiles one kernel file to `object`; with a depfile, the compiler also lists what it includes.
+Status compileObject(std::vector<std::string> command, const std::string &input, const std::string &object,
+                     const std::string &depfile, const std::string &depTarget) {
+  if (!exists(input))
+    return Status(StatusCode::NotFound, "cannot read '" + input + "'");
+  command.insert(command.end(), {"-c", input, "-o", object});
+  if (!depfile.empty())
+    command.insert(command.end(), {"-MD", "-MF", depfile, "-MT", depTarget});
+  Status s = run(command, "the C++ compiler");
+  if (s.code() == StatusCode::CompileError)
+    return Status(StatusCode::CompileError,
+                  "the C++ compiler failed on " + input + " (its messages are above; " + commandText(command) + ")");
+  return s;
+}
+
 // Compiles each kernel file to an object and links them with the library into `tracer`.
 Status buildTracer(const CompileOptions &o, TempDir &tmp, const std::string &tracer) {
   std::string libDir = libraryDir();
   if (libDir.empty())
     return Status(StatusCode::Internal, "cannot locate libtessera_compiler.so (dladdr)");
   std::vector<std::string> cxx = cxxCommand(), objects, depfiles;
-  std::vector<std::string> flags{"-std=c++20", "-O0"};
+  std::vector<std::string> compile = cxx;
+  compile.insert(compile.end(), {"-std=c++20", "-O0"});
   for (const std::string &dir : includeDirs(libDir))
-    flags.push_back("-I" + dir);
-  flags.insert(flags.end(), o.cxxFlags.begin(), o.cxxFlags.end());
+    compile.push_back("-I" + dir);
+  compile.insert(compile.end(), o.cxxFlags.begin(), o.cxxFlags.end());
+  const std::string depTarget = o.header.empty() ? o.output : o.header;
   for (size_t i = 0; i < o.inputs.size(); ++i) {
-    if (!exists(o.inputs[i]))
-      return Status(StatusCode::NotFound, "cannot read '" + o.inputs[i] + "'");
-    std::vector<std::string> argv = cxx;
-    argv.insert(argv.end(), flags.begin(), flags.end());
-    std::string object = tmp.file("kernels" + std::to_string(i) + ".o");
-    argv.insert(argv.end(), {"-c", o.inputs[i], "-o", object});
-    if (!o.depfile.empty()) {
+    objects.push_back(tmp.file("kernels" + std::to_string(i) + ".o"));
+    if (!o.depfile.empty())
       depfiles.push_back(tmp.file("kernels" + std::to_string(i) + ".d"));
-      argv.insert(argv.end(), {"-MD", "-MF", depfiles.back(), "-MT", o.header.empty() ? o.output : o.header});
-    }
-    if (Status s = run(argv, "the C++ compiler"); !s)
-      return s.code() == StatusCode::CompileError
-                 ? Status(StatusCode::CompileError, "the C++ compiler failed on " + o.inputs[i] +
-                                                        " (its messages are above; " + commandText(argv) + ")")
-                 : s;
-    objects.push_back(object);
+    if (Status s = compileObject(compile, o.inputs[i], objects.back(), o.depfile.empty() ? "" : depfiles.back(),
+                                 depTarget);
+        !s)
+      return s;
   }
   std::string mainFile = tmp.file("tracer_main.cpp");
   if (Status s = writeText(mainFile, kTracerMain); !s)
@@ -182,9 +190,7 @@ Status buildTracer(const CompileOptions &o, TempDir &tmp, const std::string &tra
               {"-o", tracer, "-L" + libDir, "-Wl,-rpath," + libDir, "-ltessera_compiler", "-ltessera_runtime"});
   if (Status s = run(link, "the C++ compiler"); !s)
     return Status(s.code(), "linking the kernel files' tracer failed (" + commandText(link) + "): " + s.message());
-  if (o.depfile.empty())
-    return Status();
-  return writeText(o.depfile, mergedDepfile(depfiles, o.header.empty() ? o.output : o.header));
+  return o.depfile.empty() ? Status() : writeText(o.depfile, mergedDepfile(depfiles, depTarget));
 }
 
 std::string sourceLine(const std::source_location &where) {
