@@ -3,8 +3,10 @@
 #   install-test.sh BUILD_DIR WORK_DIR [CXX [CC]]
 # 1. `cmake --install BUILD_DIR --prefix WORK_DIR/prefix`;
 # 2. the installed runtime links neither LLVM nor MLIR (ldd);
-# 3. examples/embed configured out of tree with find_package(Tessera), built, run on a test image
-#    with --check (every pixel equal to the CPU's);
+# 3. examples/embed configured out of tree with find_package(Tessera) and built: the installed
+#    `tessera compile` turns its kernel file into a header through tessera_add_kernels; the app
+#    links neither the compiler nor LLVM/MLIR (ldd) and runs on a test image with --check (every
+#    pixel equal to the CPU's) while the compiler library is moved out of the installation;
 # 4. a program compiled with `pkg-config --cflags --libs tessera` lists the devices;
 # 5. the C API test compiled as C against the installed tessera.h runs a package from the build.
 set -euo pipefail
@@ -27,8 +29,19 @@ echo "ldd libtessera_runtime.so: $(ldd "$lib/libtessera_runtime.so" | awk '{prin
 cmake -S "$src/examples/embed" -B "$work/embed" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_PREFIX_PATH="$prefix" > "$work/embed-configure.log"
 cmake --build "$work/embed" > "$work/embed-build.log"
+grep -q "Compiling the Tessera kernels of edges" "$work/embed-build.log"
+test -f "$work/embed/tessera_kernels/edges/edges_kernels.hpp"
+if ldd "$work/embed/edges" | grep -Ei 'tessera_compiler|llvm|mlir'; then
+  echo "the edges app links the compiler, LLVM or MLIR"; exit 1
+fi
+echo "ldd edges: $(ldd "$work/embed/edges" | awk '{print $1}' | tr '\n' ' ')"
 "$work/embed/edges" --make-test-image="$work/test.png" 333x201
-"$work/embed/edges" --check "$work/test.png" "$work/edges.png"
+# What a machine with only the runtime has: the compiler library is not there to be found.
+mv "$lib/libtessera_compiler.so" "$work/libtessera_compiler.so.away"
+status=0
+"$work/embed/edges" --check --timings "$work/test.png" "$work/edges.png" || status=$?
+mv "$work/libtessera_compiler.so.away" "$lib/libtessera_compiler.so"
+test "$status" -eq 0
 test -s "$work/edges.png"
 
 cat > "$work/devices.cpp" <<'CPP'

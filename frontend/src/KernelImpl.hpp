@@ -28,6 +28,10 @@ struct KernelImpl {
 /// A context with the dialects tile IR is built from (tile, arith, func) loaded.
 std::shared_ptr<mlir::MLIRContext> makeTileContext();
 
+/// Letters, digits and '_', not starting with a digit: what kernel, argument (and generated C++)
+/// names may be.
+bool isIdentifier(std::string_view s);
+
 /// Fills in each argument's abiSlot: buffers get consecutive Vulkan bindings in order; scalars
 /// get naturally aligned byte offsets in one push-constant block, in order.
 void assignAbiSlots(std::vector<ArgSpec> &signature);

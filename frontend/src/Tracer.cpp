@@ -300,7 +300,11 @@ TVal convert(TraceState &st, const TVal &v, DType to, SourceLoc loc) {
   return {arith::ExtSIOp::create(b, l, target, v.value), to};
 }
 
-static bool isIdentifier(const std::string &s) {
+} // namespace tessera::tracer
+
+namespace tessera::detail {
+
+bool isIdentifier(std::string_view s) {
   if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
     return false;
   for (char c : s)
@@ -308,10 +312,6 @@ static bool isIdentifier(const std::string &s) {
       return false;
   return true;
 }
-
-} // namespace tessera::tracer
-
-namespace tessera::detail {
 using namespace tessera::tracer;
 
 Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &params, const KernelOptions &options,

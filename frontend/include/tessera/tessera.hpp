@@ -1,6 +1,7 @@
 // Tessera, everything at once: the tile language, the compiler and the runtime.
 #pragma once
 
+#include "tessera/aot.hpp"
 #include "tessera/autotune.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/kernel_cache.hpp"
