@@ -51,9 +51,8 @@ std::string dtypeEnum(DType dtype) {
   return out;
 }
 
-// The name of the grid parameter: `grid`, unless an argument already has it.
-std::string gridName(const HeaderKernel &k) {
-  std::string name = "grid";
+// A parameter name that no kernel argument has: `name`, else `name_`, `name__`, ...
+std::string freeName(const HeaderKernel &k, std::string name) {
   while (std::any_of(k.args.begin(), k.args.end(), [&](const ArgSpec &a) { return a.name == name; }))
     name += '_';
   return name;
@@ -73,14 +72,19 @@ std::string describeArg(const ArgSpec &a) {
 // "/src/app/k.cpp:12" -> "k.cpp:12": the header reads the same wherever it was built.
 std::string baseName(const std::string &path) { return path.substr(path.rfind('/') + 1); }
 
-void appendLaunchFunction(std::string &out, const HeaderKernel &k, size_t index) {
-  std::string grid = gridName(k);
-  out += "  /// " + k.name + ", exported at " + baseName(k.exportedAt) + ":\n";
-  size_t width = 0;
-  for (const ArgSpec &a : k.args)
-    width = std::max(width, a.name.size());
-  for (const ArgSpec &a : k.args)
-    out += "  ///   " + a.name + std::string(width - a.name.size() + 2, ' ') + describeArg(a) + "\n";
+// The launch function of one kernel; `onStream`: the overload with a trailing Stream.
+void appendLaunchFunction(std::string &out, const HeaderKernel &k, size_t index, bool onStream) {
+  std::string grid = freeName(k, "grid"), stream = freeName(k, "stream");
+  if (!onStream) {
+    out += "  /// " + k.name + ", exported at " + baseName(k.exportedAt) + ":\n";
+    size_t width = 0;
+    for (const ArgSpec &a : k.args)
+      width = std::max(width, a.name.size());
+    for (const ArgSpec &a : k.args)
+      out += "  ///   " + a.name + std::string(width - a.name.size() + 2, ' ') + describeArg(a) + "\n";
+  } else {
+    out += "  /// " + k.name + " on `" + stream + "` (a stream of the device the kernels were loaded on).\n";
+  }
   std::string head = "  ::tessera::Status " + k.name + "(";
   out += head + "::tessera::Grid " + grid;
   for (const ArgSpec &a : k.args) {
@@ -90,6 +94,8 @@ void appendLaunchFunction(std::string &out, const HeaderKernel &k, size_t index)
     else
       out += "::std::same_as<" + std::string(scalarType(a.dtype)) + "> auto " + a.name;
   }
+  if (onStream)
+    out += ",\n" + std::string(head.size(), ' ') + "const ::tessera::Stream &" + stream;
   out += ") const {\n    return this->kernels_[" + std::to_string(index) + "].launch(" + grid + ", {";
   for (size_t i = 0; i < k.args.size(); ++i) {
     const ArgSpec &a = k.args[i];
@@ -99,7 +105,7 @@ void appendLaunchFunction(std::string &out, const HeaderKernel &k, size_t index)
     bool direct = a.kind == ArgKind::Buffer || (a.dtype != DType::I8 && a.dtype != DType::I16 && a.dtype != DType::U8);
     out += (direct ? "::tessera::KernelArg(" : "::tessera::KernelArg::scalar(") + a.name + ")";
   }
-  out += "});\n  }\n\n";
+  out += onStream ? "}, " + stream + ");\n  }\n\n" : "});\n  }\n\n";
 }
 
 void appendBytes(std::string &out, const std::vector<uint8_t> &bytes) {
@@ -269,15 +275,18 @@ std::string generateHeader(const HeaderSpec &spec) {
          "/// The kernels, loaded onto one device. Each launch function takes the grid (programs per axis)\n"
          "/// and the kernel's arguments: buffers as ::tessera::Buffer (the runtime checks their element\n"
          "/// type and device), scalars as exactly the C++ type of their dtype (anything else does not\n"
-         "/// compile). A launch returns the runtime's Status; it completes at Device::synchronize() or a\n"
-         "/// download.\n"
+         "/// compile), then optionally a ::tessera::Stream (else the device's default stream). A launch\n"
+         "/// returns the runtime's Status; it completes at a Stream/Device synchronize, an Event or a\n"
+         "/// synchronous download.\n"
          "///\n"
          "///   auto kernels = " +
          spec.nameSpace + "::Kernels::load(*device);\n"
          "class Kernels {\npublic:\n";
   appendLoad(out, spec);
-  for (size_t i = 0; i < spec.kernels.size(); ++i)
-    appendLaunchFunction(out, spec.kernels[i], i);
+  for (size_t i = 0; i < spec.kernels.size(); ++i) {
+    appendLaunchFunction(out, spec.kernels[i], i, false);
+    appendLaunchFunction(out, spec.kernels[i], i, true);
+  }
   appendClassTail(out, spec);
   out += "\n} // namespace " + spec.nameSpace + "\n";
   return out;

@@ -99,6 +99,16 @@ void runKernels(tessera::Device &dev, const aot_test_kernels::Kernels &k, size_t
   tessera::Buffer xs = upload(dev, xf), scaled = poisoned<float>(dev, n);
   ok(k.scale(gridFor(n), xs, scaled, s, count), "scale");
   expectEqual(download<float>(scaled, n), wantF32, "scale" + at);
+  // The same through the overload on a stream: scaled twice, read back asynchronously.
+  tessera::Result<tessera::Stream> stream = dev.createStream();
+  if (!ok(stream.status(), "createStream")) return;
+  tessera::Buffer twice = poisoned<float>(dev, n);
+  ok(k.scale(gridFor(n), scaled, twice, s, count, *stream), "scale on a stream");
+  std::vector<float> gotTwice(n), wantTwice(n);
+  for (size_t i = 0; i < n; ++i) wantTwice[i] = wantF32[i] * s;
+  ok(twice.downloadAsync(gotTwice.data(), n * sizeof(float), 0, *stream), "downloadAsync");
+  ok(stream->synchronize(), "stream synchronize");
+  expectEqual(gotTwice, wantTwice, "scale on a stream" + at);
 
   std::vector<tessera::f16> xh(n);
   for (tessera::f16 &v : xh) v = tessera::f16::fromBits(uint16_t(u32(rng) % 0x7c00u) | uint16_t(u32(rng) & 0x8000u));

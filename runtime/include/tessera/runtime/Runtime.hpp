@@ -216,7 +216,9 @@ public:
   const void *scalarBytes() const { return &bits_; }
 
 private:
-  template <class T> KernelArg(T v, DType t) : kind_(ArgKind::Scalar), dtype_(t) { std::memcpy(&bits_, &v, sizeof v); }
+  template <class T> KernelArg(T v, DType t) : kind_(ArgKind::Scalar), dtype_(t) {
+    std::memcpy(static_cast<void *>(&bits_), &v, sizeof v);
+  }
   ArgKind kind_;
   DType dtype_ = DType::F32;
   const Buffer *buffer_ = nullptr;
