@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   cmake ninja-build clang-22 lld-22 ccache          # build tools
-  libclang-rt-22-dev                                 # ThreadSanitizer's runtime (scripts/tsan.sh)
+  libclang-rt-22-dev                                 # the sanitizers' runtimes (scripts/sanitize.sh)
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools  # LLVM/MLIR 22 (compiler, lit, FileCheck)
   spirv-tools                                        # SPIR-V validation and disassembly
   libvulkan-dev libvulkan-volk-dev                   # Vulkan headers and volk (the loader is dlopened)

@@ -8,5 +8,7 @@ scripts/setup.sh
 export TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-$PWD/build/test-cache}
 build/bin/tessera devices
 ctest --test-dir build --output-on-failure -j "${TESSERA_JOBS:-$(nproc)}"
-# Streams and threads under ThreadSanitizer (a runtime-only build in build-tsan/).
-TESSERA_CACHE_DIR= scripts/tsan.sh
+# The runtime under sanitizers (runtime-only builds): streams and threads under ThreadSanitizer
+# (build-tsan/), every runtime test under AddressSanitizer (build-asan/).
+TESSERA_CACHE_DIR= scripts/sanitize.sh thread
+TESSERA_CACHE_DIR= scripts/sanitize.sh address

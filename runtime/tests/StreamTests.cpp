@@ -1,7 +1,7 @@
 // Streams and events on every device x backend present: asynchronous uploads, launches and
 // downloads, order across streams through events, event queries and device time, handle errors,
 // and the concurrency stress test (several threads on shared and separate streams), which CI also
-// runs under ThreadSanitizer (scripts/test.sh, build-tsan/).
+// runs under ThreadSanitizer (scripts/sanitize.sh thread, build-tsan/).
 #include "TestSupport.hpp"
 
 #include <atomic>
