@@ -36,8 +36,8 @@ struct Problem {
 
 /// The problems of one run: three sizes or more per kernel, each in fast and portable mode, with
 /// warps chosen for devices of `subgroup` threads per warp. `smoke` gives small sizes that run in
-/// seconds on a CPU Vulkan driver.
-std::vector<Problem> problems(bool smoke, uint32_t subgroup);
+/// seconds on a CPU Vulkan driver. `addSizes`, when not empty, replaces the vector add's sizes.
+std::vector<Problem> problems(bool smoke, uint32_t subgroup, const std::vector<int64_t> &addSizes = {});
 
 int nextPow2(int64_t n);
 

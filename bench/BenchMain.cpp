@@ -35,6 +35,7 @@ kernel is checked against a CPU reference before it is timed.
   --mode=fast|portable  only one numerics mode
   --json=FILE         write the results as JSON (bench/ratios.py reads it)
   --rotate-mib=N      rotate argument sets through at least N MiB (default 1024; --smoke 4)
+  --add-sizes=LIST    the vector add's element counts instead of 2^20,2^24,2^28 ("2^26,100000")
   --seed=N            the input seed (default: random, printed)
   --packages=DIR      read the kernels from DIR/<kernel>_b<BLOCK>_w<warps>_<mode>_sg<subgroup>.tspkg (-aot)
   --write-packages=DIR  also write each kernel's package for every target there (tessera-bench)
@@ -57,6 +58,7 @@ int main(int argc, char **argv) {
   std::string filter, mode, writeDir, value;
   bool compileOnly = false;
   std::vector<uint32_t> subgroups{8, 32};
+  std::vector<int64_t> addSizes;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) return std::fputs(kUsage, stdout), 0;
@@ -70,6 +72,20 @@ int main(int argc, char **argv) {
     else if (flag(a, "--seed=", value)) opt.seed = uint32_t(std::strtoul(value.c_str(), nullptr, 10));
     else if (flag(a, "--packages=", opt.packageDir)) {}
     else if (flag(a, "--write-packages=", writeDir)) {}
+    else if (flag(a, "--add-sizes=", value)) {
+      for (size_t at = 0; at < value.size();) {
+        size_t end = std::min(value.find(',', at), value.size());
+        std::string item = value.substr(at, end - at);
+        char *rest = nullptr;
+        const bool power = item.rfind("2^", 0) == 0;
+        int64_t n = std::strtoll(item.c_str() + (power ? 2 : 0), &rest, 10);
+        if (power) n = n >= 0 && n <= 30 ? int64_t(1) << n : 0;
+        if (item.empty() || *rest || n < 1 || n > (int64_t(1) << 30))
+          return std::fprintf(stderr, "tessera-bench: --add-sizes: '%s' is not an element count from 1 to 2^30\n", item.c_str()), 2;
+        addSizes.push_back(n);
+        at = end + 1;
+      }
+    }
     else if (flag(a, "--subgroups=", value)) {
       subgroups.clear();
       for (size_t at = 0; at < value.size();) {
@@ -94,7 +110,7 @@ int main(int argc, char **argv) {
   const std::vector<uint32_t> forSubgroups =
       compileOnly ? subgroups : std::vector<uint32_t>{dev.backendInfo().subgroupSize};
   for (uint32_t sg : forSubgroups)
-    for (const Problem &p : problems(opt.smoke, sg))
+    for (const Problem &p : problems(opt.smoke, sg, addSizes))
       if ((filter.empty() || p.work.find(filter) != std::string::npos) && (mode.empty() || p.mode() == mode))
         work.push_back(p);
 

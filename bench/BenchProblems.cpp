@@ -47,14 +47,15 @@ std::string pow2Name(int64_t n) {
 
 } // namespace
 
-std::vector<Problem> problems(bool smoke, uint32_t subgroup) {
+std::vector<Problem> problems(bool smoke, uint32_t subgroup, const std::vector<int64_t> &addSizes) {
   std::vector<Problem> out;
   auto both = [&](Problem p) {
     out.push_back(p);
     p.portable = true;
     out.push_back(p);
   };
-  const std::vector<int64_t> adds = smoke ? std::vector<int64_t>{1 << 12, 1 << 16, 100003} : std::vector<int64_t>{1 << 20, 1 << 24, 1 << 28};
+  std::vector<int64_t> adds = smoke ? std::vector<int64_t>{1 << 12, 1 << 16, 100003} : std::vector<int64_t>{1 << 20, 1 << 24, 1 << 28};
+  if (!addSizes.empty()) adds = addSizes;
   for (int64_t n : adds)
     both({"add f32 n=" + pow2Name(n), "add", 1, n, 1024, 4, false, subgroup});
   // Smoke rows fit a CPU driver's 32 KiB of shared memory in portable mode too (lavapipe).

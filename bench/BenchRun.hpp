@@ -50,7 +50,7 @@ struct Report {
   std::vector<std::pair<uint64_t, double>> copyBySize; // bytes, GB/s
   double launchOverheadUs = 0; // host time per launch, back to back, of the smallest problem
   std::string launchOverheadWhat;
-  double rawLaunchUs = 0;      // the same loop straight through the driver (CUDA), 0 = not measured
+  double rawLaunchUs = 0;      // the same loop straight through the driver, 0 = not measured
   std::string rawLaunchWhat;   // how, or why not
   std::vector<Measurement> results;
   std::vector<CompileTime> compile;
@@ -68,6 +68,9 @@ Status measureLaunchOverhead(Device &dev, const Problem &p, const PackageSource 
 /// Host time per launch of `kernel` (the add problem `p`) launched back to back with
 /// cuLaunchKernel alone (BenchRawCuda.cpp); Unsupported on other backends.
 Result<double> rawCudaLaunchMicros(Device &dev, const Kernel &kernel, const Problem &p, int launches);
+/// The same through Vulkan (BenchRawVulkan.cpp): `launches` dispatches of `kernel`, each with its
+/// bindings, push constants and a barrier, in one command buffer and one submission.
+Result<double> rawVulkanLaunchMicros(Device &dev, const Kernel &kernel, const Problem &p, int launches);
 
 void printRow(const Measurement &m);
 void printSummary(const Report &report);

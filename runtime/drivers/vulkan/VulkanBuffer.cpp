@@ -5,6 +5,14 @@
 #include <cstring>
 
 namespace tessera::vulkan {
+namespace {
+
+// A buffer gets a dedicated allocation when the driver prefers or requires one, and from 64 MiB up.
+bool dedicatedAllocations(const VkMemoryDedicatedRequirements &r, size_t bytes) {
+  return r.prefersDedicatedAllocation || r.requiresDedicatedAllocation || bytes >= (size_t(64) << 20);
+}
+
+} // namespace
 
 Result<std::unique_ptr<detail::DriverBuffer>> VulkanDevice::allocate(size_t bytes) {
   auto buffer = std::make_unique<VulkanBuffer>(*this);
@@ -21,14 +29,23 @@ Status VulkanBuffer::init(size_t bytes) {
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   TESSERA_VK_TRY_CTX(vk.vkCreateBuffer(dev, &info, nullptr, &buffer_), what);
-  VkMemoryRequirements req{};
-  vk.vkGetBufferMemoryRequirements(dev, buffer_, &req);
+  VkMemoryDedicatedRequirements dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+  VkMemoryRequirements2 req2{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicated};
+  VkBufferMemoryRequirementsInfo2 reqInfo{VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2};
+  reqInfo.buffer = buffer_;
+  vk.vkGetBufferMemoryRequirements2(dev, &reqInfo, &req2);
+  const VkMemoryRequirements &req = req2.memoryRequirements;
   auto type = device_.findMemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
   if (!type) type = device_.findMemoryType(req.memoryTypeBits, 0, 0);
   if (!type) return Status(StatusCode::Unsupported, what + ": no memory type can hold a storage buffer");
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = *type;
+  // Each buffer has its own allocation anyway; saying so lets the driver place a large one as it
+  // would a dedicated image (large pages), and some drivers prefer or require it.
+  VkMemoryDedicatedAllocateInfo dedicate{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+  dedicate.buffer = buffer_;
+  if (dedicatedAllocations(dedicated, bytes)) alloc.pNext = &dedicate;
   TESSERA_VK_TRY_CTX(vk.vkAllocateMemory(dev, &alloc, nullptr, &memory_), what);
   TESSERA_VK_TRY_CTX(vk.vkBindBufferMemory(dev, buffer_, memory_, 0), what);
   const VkMemoryPropertyFlags direct = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
