@@ -98,10 +98,17 @@ Result<std::shared_ptr<Runtime>> Runtime::create() {
   rt->impl_ = std::make_unique<Impl>();
   Impl &impl = *rt->impl_;
 
-  // CUDA first, so a GPU reached both ways keeps the CUDA name and default.
+  // CUDA first, so a GPU reached both ways keeps the CUDA name and default. TESSERA_BACKEND,
+  // when it names a backend, keeps the other driver unloaded (its start-up is not paid for); a
+  // value that names none is reported by openDefault().
+  const std::optional<Backend> only = parseBackend(envValue("TESSERA_BACKEND"));
   std::vector<int> ranks;
   for (auto [backend, create] : {std::pair{Backend::CUDA, &detail::createCudaDriver},
                                  std::pair{Backend::Vulkan, &detail::createVulkanDriver}}) {
+    if (only && *only != backend) {
+      impl.absent.push_back({backend, std::string("not loaded: TESSERA_BACKEND=") + toString(*only)});
+      continue;
+    }
     Result<std::shared_ptr<Driver>> driver = create();
     if (!driver) {
       impl.absent.push_back({backend, driver.status().message()});

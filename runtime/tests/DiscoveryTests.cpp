@@ -146,6 +146,35 @@ TEST_CASE("discovery.backend_override_naming_an_absent_backend") {
   }
 }
 
+TEST_CASE("discovery.backend_override_loads_only_that_driver") {
+  auto everything = runtime();
+  for (Backend only : {Backend::CUDA, Backend::Vulkan}) {
+    CAPTURE(toString(only));
+    const Backend other = only == Backend::CUDA ? Backend::Vulkan : Backend::CUDA;
+    ScopedEnv device("TESSERA_DEVICE", nullptr), backend("TESSERA_BACKEND", toString(only));
+    auto rt = Runtime::create();
+    REQUIRE_MESSAGE(rt.ok(), rt.status().toString());
+    // The other driver is absent, and says why; the devices are exactly those reached through `only`.
+    CHECK_FALSE(hasBackendAnywhere(**rt, other));
+    CHECK(absenceOf(**rt, other) == std::string("not loaded: TESSERA_BACKEND=") + toString(only));
+    size_t reachable = 0;
+    for (const DeviceInfo &d : everything->devices()) reachable += d.find(only) != nullptr;
+    CHECK((*rt)->devices().size() == reachable);
+    for (const DeviceInfo &d : (*rt)->devices()) {
+      CHECK(d.backends.size() == 1);
+      CHECK(d.find(only) != nullptr);
+    }
+    auto dev = (*rt)->openDefault();
+    if (reachable) {
+      REQUIRE_MESSAGE(dev.ok(), dev.status().toString());
+      CHECK(nameOf((*dev)->backend()) == nameOf(only));
+    } else {
+      CHECK(codeOf(dev.status()) == codeName(StatusCode::Unavailable));
+      CHECK(contains(dev.status().message(), "not loaded: TESSERA_BACKEND="));
+    }
+  }
+}
+
 TEST_CASE("discovery.device_override") {
   auto rt = runtime();
   ScopedEnv backend("TESSERA_BACKEND", nullptr);

@@ -311,7 +311,8 @@ public:
 /// none of them is set (then nothing is cached on disk).
 std::string cacheDirectory();
 
-/// Entry point: discovers devices through every driver it can load.
+/// Entry point: discovers devices through every driver it can load (only the one TESSERA_BACKEND
+/// names, when it names one: the other driver's start-up is not paid for).
 ///
 ///   auto rt = tessera::Runtime::create();
 ///   auto dev = (*rt)->openDefault();  // TESSERA_DEVICE / TESSERA_BACKEND override the choice
