@@ -46,7 +46,7 @@ template <class F> bool bind(void *lib, F &slot, const char *name) {
 
 } // namespace
 
-Result<double> rawCudaLaunchMicros(Device &dev, const Kernel &kernel, const Problem &p, int launches) {
+Result<RawLoop> rawCudaLaunchLoop(Device &dev, const Kernel &kernel, const Problem &p, int launches) {
   const Artifact &a = kernel.artifact();
   if (dev.backend() != Backend::CUDA || a.target.kind != TargetKind::PTX)
     return Status(StatusCode::Unsupported, "the raw driver loop is measured through CUDA only");
@@ -83,7 +83,7 @@ Result<double> rawCudaLaunchMicros(Device &dev, const Kernel &kernel, const Prob
   CUfunction fn = nullptr;
   CUdeviceptr x = 0, y = 0, out = 0;
   const size_t bytes = size_t(p.cols) * 4;
-  Result<double> result = Status(StatusCode::Internal, "raw CUDA loop: a driver call failed");
+  Result<RawLoop> result = Status(StatusCode::Internal, "raw CUDA loop: a driver call failed");
   if (api.cuModuleLoadData(&module, ptx.c_str()) == 0 && api.cuModuleGetFunction(&fn, module, a.entryPoint.c_str()) == 0 &&
       api.cuMemAlloc(&x, bytes) == 0 && api.cuMemAlloc(&y, bytes) == 0 && api.cuMemAlloc(&out, bytes) == 0) {
     int32_t n = int32_t(p.cols);
@@ -100,7 +100,8 @@ Result<double> rawCudaLaunchMicros(Device &dev, const Kernel &kernel, const Prob
     for (int i = 0; i < launches && launched; ++i) launched = once();
     launched = launched && api.cuCtxSynchronize() == 0;
     if (launched)
-      result = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / launches;
+      result = RawLoop{std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / launches,
+                       "the same kernel and grid, cuLaunchKernel alone"};
   }
   for (CUdeviceptr ptr : {x, y, out})
     if (ptr) api.cuMemFree(ptr);

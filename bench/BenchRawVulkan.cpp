@@ -198,7 +198,7 @@ Result<VkDescriptorSet> buildPipeline(RawVulkan &vk, const Kernel &kernel, VkDev
 
 } // namespace
 
-Result<double> rawVulkanLaunchMicros(Device &dev, const Kernel &kernel, const Problem &p, int launches) {
+Result<RawLoop> rawVulkanLaunchLoop(Device &dev, const Kernel &kernel, const Problem &p, int launches) {
   const Artifact &a = kernel.artifact();
   if (dev.backend() != Backend::Vulkan || a.target.kind != TargetKind::SPIRV)
     return Status(StatusCode::Unsupported, "the raw Vulkan loop runs on Vulkan devices only");
@@ -254,7 +254,7 @@ Result<double> rawVulkanLaunchMicros(Device &dev, const Kernel &kernel, const Pr
   if (Result<double> warm = loop(5); !warm) return warm.status();
   Result<double> us = loop(launches);
   if (!us) return us.status();
-  return *us / launches;
+  return RawLoop{*us / launches, "the same kernel and grid, vkCmdDispatch in one command buffer, one submission"};
 }
 
 } // namespace tessera::bench

@@ -286,12 +286,10 @@ Status measureLaunchOverhead(Device &dev, const Problem &smallest, const Package
   report.launchOverheadUs = msSince(t0) * 1e3 / kLaunches;
   report.launchOverheadWhat = std::to_string(kLaunches) + " back-to-back launches of " + p.kernel + " over one program of " +
                               std::to_string(p.block) + " elements (host wall / launch)";
-  const bool cuda = dev.backend() == Backend::CUDA;
-  Result<double> raw = cuda ? rawCudaLaunchMicros(dev, *kernel, p, kLaunches) : rawVulkanLaunchMicros(dev, *kernel, p, kLaunches);
-  report.rawLaunchUs = raw ? *raw : 0;
-  report.rawLaunchWhat = !raw ? raw.status().message()
-                         : cuda ? "the same kernel and grid, cuLaunchKernel alone"
-                                : "the same kernel and grid, vkCmdDispatch in one command buffer, one submission";
+  Result<RawLoop> raw = dev.backend() == Backend::CUDA ? rawCudaLaunchLoop(dev, *kernel, p, kLaunches)
+                                                       : rawVulkanLaunchLoop(dev, *kernel, p, kLaunches);
+  report.rawLaunchUs = raw ? raw->us : 0;
+  report.rawLaunchWhat = raw ? raw->what : raw.status().message();
   return Status::success();
 }
 

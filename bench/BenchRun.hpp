@@ -65,12 +65,17 @@ Measurement run(Device &dev, const Package &pkg, const Problem &p, const Options
 /// Host time per launch of `p` launched back to back (the runtime's per-launch overhead).
 Status measureLaunchOverhead(Device &dev, const Problem &p, const PackageSource &packageFor, Report &report);
 
-/// Host time per launch of `kernel` (the add problem `p`) launched back to back with
+/// `launches` back-to-back launches of `kernel` (the add problem `p`) straight through the
+/// driver: the host time per launch, and how the loop launches.
+struct RawLoop {
+  double us = 0;
+  std::string what;
+};
 /// cuLaunchKernel alone (BenchRawCuda.cpp); Unsupported on other backends.
-Result<double> rawCudaLaunchMicros(Device &dev, const Kernel &kernel, const Problem &p, int launches);
-/// The same through Vulkan (BenchRawVulkan.cpp): `launches` dispatches of `kernel`, each with its
-/// bindings, push constants and a barrier, in one command buffer and one submission.
-Result<double> rawVulkanLaunchMicros(Device &dev, const Kernel &kernel, const Problem &p, int launches);
+Result<RawLoop> rawCudaLaunchLoop(Device &dev, const Kernel &kernel, const Problem &p, int launches);
+/// vkCmdDispatch, each with its bindings, push constants and a barrier, in one command buffer and
+/// one submission (BenchRawVulkan.cpp); Unsupported on other backends.
+Result<RawLoop> rawVulkanLaunchLoop(Device &dev, const Kernel &kernel, const Problem &p, int launches);
 
 void printRow(const Measurement &m);
 void printSummary(const Report &report);

@@ -43,7 +43,7 @@ tail -3 "$out/asan.log"
 
 echo "== C API test (C, against the installed tessera.h) on each backend"
 for backend in cuda vulkan; do
-  TESSERA_BACKEND=$backend LD_LIBRARY_PATH=$PWD/$R/capi $R/capi/c_api_test $R/capi/vector_add_b128.tspkg \
+  TESSERA_BACKEND=$backend LD_LIBRARY_PATH=$PWD/$R/embed $R/capi/c_api_test $R/capi/vector_add_b128.tspkg \
     > "$out/c_api_$backend.log" 2>&1 || { status=1; cat "$out/c_api_$backend.log"; }
   echo "$backend: $(tail -1 "$out/c_api_$backend.log")"
 done

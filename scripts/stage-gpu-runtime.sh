@@ -6,7 +6,8 @@
 #               AddressSanitizer (scripts/sanitize.sh);
 #   embed/      the embedding example `edges` built out of tree against an installed Tessera
 #               (scripts/install-test.sh's way), the installed runtime library and libpng;
-#   capi/       the C API test compiled as C against the installed tessera.h, with a package.
+#   capi/       the C API test compiled as C against the installed tessera.h, with a package
+#               (it runs with embed/'s installed runtime library).
 # Carry .gpu and .gpu-rt to the machine and run scripts/gpu-runtime.sh there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,18 +19,17 @@ cp build/bin/tessera build/bin/tessera-runtime-tests .gpu-rt/bin/
 cp -L build/lib/libtessera_runtime.so .gpu-rt/lib/
 for kind in thread address; do # builds build-tsan/ and build-asan/ (and runs their tests here)
   bash scripts/sanitize.sh $kind > /dev/null
-  dir=build-${kind:0:1}san
-  mkdir -p .gpu-rt/${dir#build-}/bin .gpu-rt/${dir#build-}/lib
-  cp $dir/bin/tessera-runtime-tests .gpu-rt/${dir#build-}/bin/
-  cp -L $dir/lib/libtessera_runtime.so .gpu-rt/${dir#build-}/lib/
+  san=${kind:0:1}san
+  mkdir -p .gpu-rt/$san/bin .gpu-rt/$san/lib
+  cp build-$san/bin/tessera-runtime-tests .gpu-rt/$san/bin/
+  cp -L build-$san/lib/libtessera_runtime.so .gpu-rt/$san/lib/
 done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bash scripts/install-test.sh build "$work" clang++-22 clang-22 > "$work/install-test.log"
-cp "$work/embed/edges" .gpu-rt/embed/
-cp -L "$(dirname "$(find "$work/prefix" -name libtessera_runtime.so | head -1)")/libtessera_runtime.so" .gpu-rt/embed/
+installed=$(dirname "$(find "$work/prefix" -name libtessera_runtime.so | head -1)")
+cp "$work/embed/edges" "$installed/libtessera_runtime.so" .gpu-rt/embed/
 cp -L "$(ldconfig -p | awk '/libpng16.so.16 /{print $NF; exit}')" .gpu-rt/embed/
 cp "$work/c_api_test" "$work/vector_add_b128.tspkg" .gpu-rt/capi/
-cp -L "$(dirname "$(find "$work/prefix" -name libtessera_runtime.so | head -1)")/libtessera_runtime.so" .gpu-rt/capi/
 du -sh .gpu-rt
