@@ -24,6 +24,7 @@ struct CompileOptions {
   uint32_t ptxVersion = 0;
   std::vector<uint32_t> subgroups;                // --subgroup-size
   std::optional<std::vector<bool>> softDenormals; // --denormals; unset: chosen per kernel
+  std::vector<bool> coopMatrix{false};            // --coopmat (portable kernels: never)
   std::vector<std::string> cxxFlags;              // -I... and -D... for the C++ compiler
 
   bool package() const { return !stage; }

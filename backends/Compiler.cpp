@@ -57,9 +57,9 @@ TargetDesc nvptxTarget(std::string chip, uint32_t ptxVersion) {
   return TargetDesc{TargetKind::PTX, std::move(chip), ptxVersion, 32};
 }
 
-TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals) {
-  return TargetDesc{TargetKind::SPIRV, std::string("vulkan1.1") + (softDenormals ? kSoftDenormalsSuffix : ""), 0,
-                    subgroupSize};
+TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals, bool coopMatrix) {
+  std::string chip = coopMatrix ? std::string("vulkan1.3") + kCoopMatrixSuffix : std::string("vulkan1.1");
+  return TargetDesc{TargetKind::SPIRV, chip + (softDenormals ? kSoftDenormalsSuffix : ""), 0, subgroupSize};
 }
 
 Result<TargetDesc> validateTarget(const TargetDesc &target) {
@@ -98,9 +98,14 @@ Result<TargetDesc> validateTarget(const TargetDesc &target) {
   if (t.kind == TargetKind::SPIRV) {
     if (t.chip.empty())
       t.chip = "vulkan1.1";
-    if (t.chip != "vulkan1.1" && t.chip != std::string("vulkan1.1") + kSoftDenormalsSuffix)
-      return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1 or vulkan1.1" +
-                                                     kSoftDenormalsSuffix);
+    bool known = false;
+    for (bool soft : {false, true})
+      for (bool coop : {false, true})
+        known = known || t.chip == spirvTarget(1, soft, coop).chip;
+    if (!known)
+      return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1 or vulkan1.3" +
+                                                     kCoopMatrixSuffix + ", either followed by " + kSoftDenormalsSuffix +
+                                                     " or not");
     if (t.subgroupSize == 0 || t.subgroupSize > 128 || (t.subgroupSize & (t.subgroupSize - 1)))
       return Status(StatusCode::InvalidArgument, "subgroup size " + std::to_string(t.subgroupSize) +
                                                      " must be a power of two from 1 to 128");
@@ -113,7 +118,7 @@ namespace backend {
 std::unique_ptr<TargetInfo> createTargetInfo(const TargetDesc &target) {
   if (target.kind == TargetKind::PTX)
     return createNVPTXTargetInfo(target.chip);
-  return createSPIRVTargetInfo(target.subgroupSize);
+  return createSPIRVTargetInfo(target.subgroupSize, hasCoopMatrix(target.chip));
 }
 } // namespace backend
 
@@ -210,6 +215,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     options.target = target.kind == TargetKind::PTX ? "nvptx" : "spirv";
     options.subgroupSize = target.subgroupSize;
     options.chip = target.chip;
+    options.coopMatrix = target.kind == TargetKind::SPIRV && hasCoopMatrix(target.chip);
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

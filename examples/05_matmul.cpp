@@ -91,6 +91,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   if (!writeDir.empty()) {
     std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
+    else targets.push_back(tessera::spirvTarget(32, false, true)); // cooperative matrices, where the device passes
     auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
     if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, act, portable, cfg), *all); !s) return fail("write", s);
@@ -199,6 +200,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   std::printf("matmul %dx%dx%d %s + bias + %s (%s, %s) on %s: largest error %.0f%% of its bound%s\n", M, N, K, dtype.c_str(),
               actName(act), portable ? "portable" : "fast", cfg.name().c_str(), dev.describe().c_str(), 100 * worst,
               sampled ? " (64 random rows checked)" : "");
+  if (!portable) std::printf("matrix units for fast dot: %s\n", dev.matrixUnits().c_str());
   if (repeat > 0) {
     if (auto s = dev.beginTiming(); !s) return fail("timing", s);
     for (int i = 0; i < repeat; ++i)

@@ -103,6 +103,7 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   if (!writeDir.empty()) {
     std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
+    else targets.push_back(tessera::spirvTarget(32, false, true)); // cooperative matrices, where the device passes
     auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
     if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, D, causal, portable, bl), *all); !s) return fail("write", s);
@@ -183,6 +184,7 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   std::printf("attention %dx%dx%dx%d %s%s (%s, blocks %s) on %s: largest error %.0f%% of its bound%s\n", batch, heads, seq,
               D, dtype.c_str(), causal ? " causal" : "", portable ? "portable" : "fast", bl.name().c_str(),
               dev.describe().c_str(), 100 * worst, sampled ? " (64 random rows checked)" : "");
+  if (!portable) std::printf("matrix units for fast dot: %s\n", dev.matrixUnits().c_str());
   if (repeat > 0) {
     if (auto s = dev.beginTiming(); !s) return fail("timing", s);
     for (int i = 0; i < repeat; ++i)

@@ -1,7 +1,8 @@
 // Lowering of tile.dot. On every target: both operands staged through shared memory, then each
 // thread accumulates its own elements of the result over k in a loop, loading each row of `a` and
 // each column of `b` it needs once per k (register blocking). In fast mode, on a target with
-// matrix units for the types, the units instead (lowerWithMatrixUnits).
+// matrix units for the types, the units instead (lowerWithMatrixUnits), or cooperative matrices
+// (lowerWithCoopMatrices).
 //
 // Portable mode keeps the order of docs/numerics.md: per element, from acc, k = 0, 1, ... adds
 // the product rounded to the accumulator type with separate mul and add (the targets keep them
@@ -44,6 +45,34 @@ void writeTile(OpBuilder &b, Location loc, const TileLowering &lw, const Blocked
     writeAll(b, loc);
 }
 
+/// A tile to stage in shared memory: element (i, j) at index i * coef[0] + j * coef[1].
+struct StagedTile {
+  RankedTensorType type;
+  ValueRange values; // this thread's elements
+  std::array<int64_t, 2> coef;
+};
+
+/// Stages tiles in shared-memory arrays of their own element type (the target's own
+/// allocations, counted in the kernel's shared bytes) between two barriers, the first keeping
+/// the writes of a dot in a loop from overtaking the reads of the previous iteration. Returns the
+/// arrays; the caller has checked that they fit.
+SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering &lw, ArrayRef<StagedTile> tiles) {
+  auto func = cast<gpu::GPUFuncOp>(lw.kernel);
+  SmallVector<Value> buffers;
+  for (const StagedTile &t : tiles) {
+    buffers.push_back(lw.target.allocShared(r, loc, func, t.type.getElementType(), t.type.getNumElements()));
+    lw.sharedBytes += t.type.getNumElements() * (t.type.getElementTypeBitWidth() / 8);
+  }
+  lw.barrier(r, loc);
+  for (auto [t, buffer] : llvm::zip(tiles, buffers)) {
+    Value buf = buffer;
+    writeTile(r, loc, lw, lw.layoutOf(t.type), t.values, t.coef,
+              [&lw, buf](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, buf, idx, v); });
+  }
+  lw.barrier(r, loc);
+  return buffers;
+}
+
 /// tile.dot on matrix units (fast mode). The accumulator is already in registers in the units'
 /// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
 /// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup, whose rows
@@ -66,20 +95,10 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
   const int64_t bytes = (M * K + K * N) * (in.getIntOrFloatBitWidth() / 8);
   if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
-  auto func = cast<gpu::GPUFuncOp>(lw.kernel);
-  Value sa = lw.target.allocShared(r, loc, func, in, M * K);
-  Value sbT = lw.target.allocShared(r, loc, func, in, K * N);
-  lw.sharedBytes += bytes;
-  BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
-
   // Stage A row-major and B transposed, in their own type.
-  auto storeTo = [&](Value buf) {
-    return [&lw, buf](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, buf, idx, v); };
-  };
-  lw.barrier(r, loc);
-  writeTile(r, loc, lw, la, a, {K, 1}, storeTo(sa));
-  writeTile(r, loc, lw, lb, b, {1, K}, storeTo(sbT));
-  lw.barrier(r, loc);
+  SmallVector<Value> staged = stageInOwnType(r, loc, lw, {{aType, a, {K, 1}}, {bType, b, {1, K}}});
+  Value sa = staged[0], sbT = staged[1];
+  BlockedLayout lc = lw.layoutOf(cType);
 
   const int64_t R = lc.threadsPer[0], pairs = lc.reps[0] / 2, groups = lc.reps[1];
   Value lane = arith::AndIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 31));
@@ -115,6 +134,77 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
   return SmallVector<Value>(loop.getResults());
 }
 
+/// tile.dot on cooperative matrices (fast mode; Vulkan). Their lane layout is the driver's, so
+/// everything goes through shared memory: A and B row-major in their own type and the
+/// accumulator row-major in its type; each subgroup takes the m x n blocks of the result
+/// round-robin, loads the block of the accumulator, adds the products of the k steps from the
+/// blocks of A and B, and stores it back; then every thread reads its elements of the result.
+/// Returns nothing (no rewrite) when the target has no cooperative matrix for these types or the
+/// shapes or shared memory do not fit.
+std::optional<SmallVector<Value>> lowerWithCoopMatrices(OpBuilder &r, Location loc, const TileLowering &lw,
+                                                        tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
+  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
+  auto cType = cast<RankedTensorType>(op.getType());
+  const int64_t M = aType.getDimSize(0), K = aType.getDimSize(1), N = bType.getDimSize(1);
+  Type in = aType.getElementType(), accElem = cType.getElementType();
+  std::optional<TargetInfo::CoopMatrixShape> unit = lw.target.coopMatrixShape(in, accElem);
+  if (lw.portable || !unit || M % unit->m || N % unit->n || K % unit->k)
+    return std::nullopt;
+  const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, accBytes = accElem.getIntOrFloatBitWidth() / 8;
+  const int64_t bytes = (M * K + K * N) * inBytes + M * N * accBytes;
+  if (lw.sharedBytes + bytes > unit->sharedLimit)
+    return std::nullopt;
+  SmallVector<Value> staged =
+      stageInOwnType(r, loc, lw, {{aType, a, {K, 1}}, {bType, b, {N, 1}}, {cType, acc, {N, 1}}});
+  Value sa = staged[0], sb = staged[1], sc = staged[2];
+  BlockedLayout lc = lw.layoutOf(cType);
+
+  MLIRContext *ctx = r.getContext();
+  auto aMat = gpu::MMAMatrixType::get({unit->m, unit->k}, in, "AOp");
+  auto bMat = gpu::MMAMatrixType::get({unit->k, unit->n}, in, "BOp");
+  auto cMat = gpu::MMAMatrixType::get({unit->m, unit->n}, accElem, "COp");
+  auto ld = [&](int64_t v) { return IntegerAttr::get(IndexType::get(ctx), v); };
+  auto index = [&](OpBuilder &x, Location xl, Value v) -> Value {
+    return arith::IndexCastOp::create(x, xl, x.getIndexType(), v);
+  };
+  const int64_t blockCols = N / unit->n, blocks = (M / unit->m) * blockCols;
+  const int64_t subgroups = lw.threads / lw.target.subgroupSize();
+  Value subgroup = arith::DivUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, lw.target.subgroupSize()));
+  // Subgroup s takes blocks s, s + subgroups, ... (the bounds are uniform within a subgroup).
+  scf::ForOp::create(
+      r, loc, subgroup, lw.i32(r, loc, blocks), lw.i32(r, loc, subgroups), ValueRange{},
+      [&](OpBuilder &x, Location xl, Value block, ValueRange) {
+        Value bi = arith::DivUIOp::create(x, xl, block, lw.i32(x, xl, blockCols));
+        Value bj = arith::RemUIOp::create(x, xl, block, lw.i32(x, xl, blockCols));
+        Value row0 = arith::MulIOp::create(x, xl, bi, lw.i32(x, xl, unit->m)); // first row of the block
+        Value col0 = arith::MulIOp::create(x, xl, bj, lw.i32(x, xl, unit->n)); // first column
+        Value cAt = index(x, xl,
+                          arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row0, lw.i32(x, xl, N)), col0));
+        Value c = gpu::SubgroupMmaLoadMatrixOp::create(x, xl, cMat, sc, ValueRange{cAt}, ld(N), UnitAttr());
+        Value aRow = arith::MulIOp::create(x, xl, row0, lw.i32(x, xl, K));
+        for (int64_t k0 = 0; k0 < K; k0 += unit->k) {
+          Value aAt = index(x, xl, arith::AddIOp::create(x, xl, aRow, lw.i32(x, xl, k0)));
+          Value bAt = index(x, xl, arith::AddIOp::create(x, xl, col0, lw.i32(x, xl, k0 * N)));
+          Value am = gpu::SubgroupMmaLoadMatrixOp::create(x, xl, aMat, sa, ValueRange{aAt}, ld(K), UnitAttr());
+          Value bm = gpu::SubgroupMmaLoadMatrixOp::create(x, xl, bMat, sb, ValueRange{bAt}, ld(N), UnitAttr());
+          c = gpu::SubgroupMmaComputeOp::create(x, xl, cMat, am, bm, c, UnitAttr(), UnitAttr());
+        }
+        gpu::SubgroupMmaStoreMatrixOp::create(x, xl, c, sc, ValueRange{cAt}, ld(N), UnitAttr());
+        scf::YieldOp::create(x, xl);
+      });
+  lw.barrier(r, loc);
+
+  // Every thread (replicas too) reads its elements of the result.
+  SmallVector<Value> out;
+  Value base = lw.threadLinear(r, loc, lc, {N, 1});
+  for (int64_t e = 0; e < lc.perThread(); ++e) {
+    int64_t offset = lc.staticCoord(e, 0) * N + lc.staticCoord(e, 1);
+    Value idx = offset ? Value(arith::AddIOp::create(r, loc, base, lw.i32(r, loc, offset))) : base;
+    out.push_back(lw.target.loadShared(r, loc, sc, idx, accElem));
+  }
+  return out;
+}
+
 struct DotLowering final : OpConversionPattern<tile::DotOp> {
   DotLowering(const TileLowering &l, TypeConverter &tc, MLIRContext *ctx)
       : OpConversionPattern(tc, ctx), lowering(l) {}
@@ -131,6 +221,11 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     if (std::optional<SmallVector<Value>> viaUnits =
             lowerWithMatrixUnits(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
       r.replaceOpWithMultiple(op, {ValueRange(*viaUnits)});
+      return success();
+    }
+    if (std::optional<SmallVector<Value>> viaCoop =
+            lowerWithCoopMatrices(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
+      r.replaceOpWithMultiple(op, {ValueRange(*viaCoop)});
       return success();
     }
 

@@ -28,6 +28,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"32",
            "subgroup size the code is specialized for (SPIR-V; NVPTX is always 32)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"", "NVPTX chip">,
+    Option<"coopMatrix", "coop-matrix", "bool", /*default=*/"false",
+           "SPIR-V: fast-mode dot on cooperative matrices (chip vulkan1.3+coopmat)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];

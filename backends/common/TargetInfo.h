@@ -87,6 +87,18 @@ public:
   virtual llvm::SmallVector<mlir::Value> mma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type in,
                                              mlir::ValueRange a, mlir::ValueRange bFrag, mlir::ValueRange acc) const;
 
+  /// Cooperative matrices (Vulkan's VK_KHR_cooperative_matrix) for tile.dot in fast mode: one
+  /// subgroup multiplies an m x k block of A by a k x n block of B into an m x n accumulator, all
+  /// three spread over its lanes in a layout only the driver knows, so they come from and go to
+  /// shared memory (gpu.subgroup_mma_load_matrix / compute / store_matrix, which the target's own
+  /// conversion lowers). Null when the target has none for operand `in` and accumulator `acc`.
+  struct CoopMatrixShape {
+    int64_t m = 0, n = 0, k = 0;
+    /// Shared memory the staged operands and accumulator may take, else the FMA path runs.
+    int64_t sharedLimit = 0;
+  };
+  virtual std::optional<CoopMatrixShape> coopMatrixShape(mlir::Type in, mlir::Type acc) const;
+
   /// One atomic on `buffer[index]` at device scope; gives the old value. `cmp` is set exactly
   /// for compare-and-swap.
   virtual mlir::Value atomic(mlir::OpBuilder &b, mlir::Location loc, tile::AtomicKind kind, tile::MemoryOrder order,

@@ -32,6 +32,7 @@ SmallVector<Value> TargetInfo::loadRun(OpBuilder &b, Location loc, Value buffer,
 }
 
 std::optional<TargetInfo::MmaShape> TargetInfo::mmaShape(Type, Type) const { return std::nullopt; }
+std::optional<TargetInfo::CoopMatrixShape> TargetInfo::coopMatrixShape(Type, Type) const { return std::nullopt; }
 SmallVector<Value> TargetInfo::mmaLoadA(OpBuilder &, Location, Value, Value, int64_t, int64_t, Value, Type) const {
   llvm_unreachable("mmaLoadA on a target without matrix units");
 }
@@ -192,7 +193,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     if (target == "nvptx") {
       desc = nvptxTarget(chip);
     } else if (target == "spirv") {
-      desc = spirvTarget(subgroupSize);
+      desc = spirvTarget(subgroupSize, hasSoftDenormals(chip), coopMatrix);
     } else {
       module.emitError() << "unknown target '" << target << "'; use nvptx or spirv";
       return signalPassFailure();

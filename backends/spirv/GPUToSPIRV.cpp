@@ -244,6 +244,9 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
     populateMathToSPIRVPatterns(typeConverter, patterns);
     populateMemRefToSPIRVPatterns(typeConverter, patterns);
     populateFuncToSPIRVPatterns(typeConverter, patterns);
+    // gpu.subgroup_mma_* (dot on cooperative matrices) => spirv.KHR.CooperativeMatrix*.
+    populateMMAToSPIRVCoopMatrixTypeConversion(typeConverter);
+    populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(typeConverter, patterns);
     patterns.add<PushConstantLowering, BufferAtomicLowering, GLUnaryLowering<math::Exp2Op, spirv::GLExp2Op>,
                  GLUnaryLowering<math::Log2Op, spirv::GLLog2Op>>(typeConverter, ctx);
     if (failed(applyFullConversion(gpuModule.getOperation(), *target, std::move(patterns))))
@@ -255,6 +258,18 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
   if (failed(pm.run(module)))
     return failure();
+  // lower-abi-attrs lists every global of a kernel in its OpEntryPoint when the target is SPIR-V
+  // 1.4 or newer (cooperative matrices: 1.6), which an older version forbids; update-vce may have
+  // deduced one. Such a module keeps the target's version.
+  for (auto spvModule : module.getOps<spirv::ModuleOp>()) {
+    spirv::TargetEnvAttr env = spirv::lookupTargetEnvOrDefault(spvModule);
+    auto vce = spvModule.getVceTriple();
+    if (vce && env.getVersion() >= spirv::Version::V_1_4 && vce->getVersion() < spirv::Version::V_1_4) {
+      SmallVector<spirv::Capability> caps(vce->getCapabilities());
+      SmallVector<spirv::Extension> exts(vce->getExtensions());
+      spvModule.setVceTripleAttr(spirv::VerCapExtAttr::get(env.getVersion(), caps, exts, ctx));
+    }
+  }
   // update-vce does not know that 64-bit atomics need Int64Atomics: add it where used.
   for (auto spvModule : module.getOps<spirv::ModuleOp>()) {
     bool atomics64 = false;
@@ -317,8 +332,35 @@ LogicalResult serializeSPIRV(ModuleOp module, std::vector<uint32_t> &words, std:
   return success();
 }
 
+namespace {
+
+constexpr uint32_t kOpCapability = 17, kCapabilityCooperativeMatrixKHR = 6022;
+
+/// Whether a module declares OpCapability CooperativeMatrixKHR (`words` has at least a header).
+bool usesCoopMatrix(std::span<const uint32_t> words) {
+  for (size_t i = 5; i < words.size();) {
+    uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0)
+      return false;
+    if (opcode == kOpCapability && count >= 2 && i + 1 < words.size() && words[i + 1] == kCapabilityCooperativeMatrixKHR)
+      return true;
+    i += count;
+  }
+  return false;
+}
+
+/// The Vulkan environment of a module's SPIR-V version: 1.6 (cooperative matrices) needs 1.3.
+spv_target_env environmentOf(std::span<const uint32_t> words) {
+  return words.size() > 1 && words[1] >= 0x00010400u ? SPV_ENV_VULKAN_1_3 : SPV_ENV_VULKAN_1_1;
+}
+
+} // namespace
+
 std::string disassembleSPIRV(const std::vector<uint32_t> &words) {
-  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
+  if (words.size() > 5 && usesCoopMatrix(words))
+    return "<cannot disassemble: this SPIRV-Tools predates SPV_KHR_cooperative_matrix; --emit=spirv-mlir shows the "
+           "module>";
+  spvtools::SpirvTools tools(environmentOf(words));
   std::string text;
   if (!tools.Disassemble(words, &text, SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES | SPV_BINARY_TO_TEXT_OPTION_INDENT))
     return "<cannot disassemble>";
@@ -330,13 +372,19 @@ std::string disassembleSPIRV(const std::vector<uint32_t> &words) {
 namespace tessera {
 
 Status validateSpirv(std::span<const uint32_t> words) {
-  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
+  // SPIRV-Tools of Debian 12 (2023.1) predates SPV_KHR_cooperative_matrix and rejects its
+  // capability: such a module is checked by MLIR's verifier only (and by the driver at load).
+  if (words.size() > 5 && words[0] == 0x07230203u && backend::usesCoopMatrix(words))
+    return Status();
+  spvtools::SpirvTools tools(backend::environmentOf(words));
   std::string messages;
   tools.SetMessageConsumer([&](spv_message_level_t, const char *, const spv_position_t &pos, const char *msg) {
     messages += "word " + std::to_string(pos.index) + ": " + msg + "\n";
   });
   if (!tools.Validate(words.data(), words.size()))
-    return Status(StatusCode::Internal, "generated SPIR-V does not validate (vulkan1.1):\n" + messages);
+    return Status(StatusCode::Internal, std::string("generated SPIR-V does not validate (") +
+                                            (backend::environmentOf(words) == SPV_ENV_VULKAN_1_3 ? "vulkan1.3" : "vulkan1.1") +
+                                            "):\n" + messages);
   return Status();
 }
 

@@ -20,7 +20,8 @@ class TargetEnvAttr;
 
 namespace tessera::backend {
 
-std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize);
+/// `coopMatrix`: SPIR-V 1.6 with cooperative matrices for fast-mode f16 dot (chip vulkan1.3+coopmat).
+std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix);
 void registerSPIRVLoweringDialects(mlir::DialectRegistry &registry);
 /// Dialects, interfaces and passes the SPIR-V pipeline needs.
 void registerSPIRVBackend(mlir::DialectRegistry &registry);

@@ -19,22 +19,36 @@ void registerSPIRVLoweringDialects(DialectRegistry &registry) {
   registry.insert<spirv::SPIRVDialect, memref::MemRefDialect>();
 }
 
-spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize) {
+spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize, bool coopMatrix) {
   using spirv::Capability;
   // Vulkan 1.1 guarantees SPIR-V 1.3 and subgroup operations; update-vce later trims the
   // capabilities to those the module uses.
   // The optional capabilities are those every current desktop driver and lavapipe offer; the
   // runtime checks the ones a module uses against the device before creating a pipeline.
-  auto triple = spirv::VerCapExtAttr::get(
-      spirv::Version::V_1_3,
-      {Capability::Shader, Capability::GroupNonUniform, Capability::GroupNonUniformArithmetic,
-       Capability::GroupNonUniformShuffle, Capability::GroupNonUniformBallot, Capability::Float16,
-       Capability::Int8, Capability::Int16, Capability::Int64, Capability::StorageBuffer16BitAccess,
-       Capability::StorageBuffer8BitAccess, Capability::AtomicFloat32AddEXT, Capability::Int64Atomics,
-       Capability::Float64},
-      {spirv::Extension::SPV_KHR_storage_buffer_storage_class, spirv::Extension::SPV_KHR_16bit_storage,
-       spirv::Extension::SPV_KHR_8bit_storage, spirv::Extension::SPV_EXT_shader_atomic_float_add},
-      ctx);
+  // Cooperative matrices add their capability and extension and need SPIR-V 1.6 (Vulkan 1.3).
+  SmallVector<Capability> caps{Capability::Shader,
+                               Capability::GroupNonUniform,
+                               Capability::GroupNonUniformArithmetic,
+                               Capability::GroupNonUniformShuffle,
+                               Capability::GroupNonUniformBallot,
+                               Capability::Float16,
+                               Capability::Int8,
+                               Capability::Int16,
+                               Capability::Int64,
+                               Capability::StorageBuffer16BitAccess,
+                               Capability::StorageBuffer8BitAccess,
+                               Capability::AtomicFloat32AddEXT,
+                               Capability::Int64Atomics,
+                               Capability::Float64};
+  SmallVector<spirv::Extension> exts{spirv::Extension::SPV_KHR_storage_buffer_storage_class,
+                                     spirv::Extension::SPV_KHR_16bit_storage, spirv::Extension::SPV_KHR_8bit_storage,
+                                     spirv::Extension::SPV_EXT_shader_atomic_float_add};
+  if (coopMatrix) {
+    caps.push_back(Capability::CooperativeMatrixKHR);
+    exts.push_back(spirv::Extension::SPV_KHR_cooperative_matrix);
+  }
+  auto triple =
+      spirv::VerCapExtAttr::get(coopMatrix ? spirv::Version::V_1_6 : spirv::Version::V_1_3, caps, exts, ctx);
   Builder b(ctx);
   auto limits = spirv::ResourceLimitsAttr::get(
       ctx, /*max_compute_shared_memory_size=*/32768, /*max_compute_workgroup_invocations=*/1024,
@@ -47,7 +61,7 @@ namespace {
 
 class SPIRVTargetInfo final : public TargetInfo {
 public:
-  explicit SPIRVTargetInfo(uint32_t subgroupSize) : subgroupSize_(subgroupSize) {}
+  SPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix) : subgroupSize_(subgroupSize), coopMatrix_(coopMatrix) {}
 
   uint32_t subgroupSize() const override { return subgroupSize_; }
 
@@ -104,6 +118,15 @@ public:
     storeElement(b, loc, buffer, index, value);
   }
 
+  std::optional<CoopMatrixShape> coopMatrixShape(Type in, Type acc) const override {
+    // 16 x 16 x 16 f16 -> f32 is the shape every VK_KHR_cooperative_matrix driver reports
+    // (NVIDIA, AMD, Intel); the runtime checks it, and runs a self-test, before choosing this code.
+    // 48 KiB of shared memory: what NVIDIA gives a Vulkan compute shader, the least among them.
+    if (!coopMatrix_ || !in.isF16() || !acc.isF32())
+      return std::nullopt;
+    return CoopMatrixShape{16, 16, 16, 48 * 1024};
+  }
+
   Value atomic(OpBuilder &b, Location loc, tile::AtomicKind kind, tile::MemoryOrder order, Value buffer, Value index,
                Value value, Value cmp) const override {
     Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
@@ -111,7 +134,7 @@ public:
   }
 
   void annotateModule(gpu::GPUModuleOp module) const override {
-    module->setAttr(spirv::getTargetEnvAttrName(), spirvTargetEnv(module.getContext(), subgroupSize_));
+    module->setAttr(spirv::getTargetEnvAttrName(), spirvTargetEnv(module.getContext(), subgroupSize_, coopMatrix_));
   }
 
   void annotateKernel(gpu::GPUFuncOp func, uint32_t threads) const override {
@@ -121,12 +144,13 @@ public:
 
 private:
   uint32_t subgroupSize_;
+  bool coopMatrix_;
 };
 
 } // namespace
 
-std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize) {
-  return std::make_unique<SPIRVTargetInfo>(subgroupSize);
+std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix) {
+  return std::make_unique<SPIRVTargetInfo>(subgroupSize, coopMatrix);
 }
 
 } // namespace tessera::backend

@@ -95,6 +95,8 @@ public:
   /// Where denormal preservation comes from (Device::denormalSupport). The default suits CUDA:
   /// PTX without .ftz keeps denormals at every width, so "promised".
   virtual std::string denormalSupport() { return "promised"; }
+  /// Which matrix units fast-mode `dot` uses on this device (Device::matrixUnits).
+  virtual std::string matrixUnits() = 0;
 };
 
 /// A loaded driver library and the devices it found.

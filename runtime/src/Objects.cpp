@@ -129,6 +129,7 @@ const BackendInfo &Device::backendInfo() const { return impl_->info.backends[imp
 TargetDesc Device::target() const { return impl_->native->target(); }
 std::string Device::describe() const { return impl_->info.name + " via " + toString(impl_->backend); }
 std::string Device::denormalSupport() const { return impl_ ? impl_->native->denormalSupport() : std::string(); }
+std::string Device::matrixUnits() const { return impl_ ? impl_->native->matrixUnits() : std::string(); }
 
 Result<Buffer> Device::allocate(DType dtype, size_t count) {
   if (!impl_) return noDevice("allocate");

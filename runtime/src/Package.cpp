@@ -174,6 +174,8 @@ bool hasSoftDenormals(const std::string &chip) {
   return chip.size() >= suffix.size() && chip.compare(chip.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+bool hasCoopMatrix(const std::string &chip) { return chip.find(kCoopMatrixSuffix) != std::string::npos; }
+
 const Artifact *KernelEntry::find(TargetKind kind, uint32_t subgroupSize) const {
   // An exact subgroup match wins; an artifact recorded with subgroupSize 0 runs at any size.
   const Artifact *any = nullptr;

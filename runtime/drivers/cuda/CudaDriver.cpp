@@ -166,6 +166,12 @@ Status CudaDevice::makeCurrent() const {
   return Status::success();
 }
 
+std::string CudaDevice::matrixUnits() {
+  const uint32_t cc = info_.info.computeCapability;
+  if (cc >= 80) return "tensor cores (mma.sync, f16 and bf16 -> f32)";
+  return "none (sm_" + std::to_string(cc) + "; tensor cores are used from sm_80)";
+}
+
 TargetDesc CudaDevice::target() {
   TargetDesc t;
   t.kind = TargetKind::PTX;

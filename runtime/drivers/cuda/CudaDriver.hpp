@@ -61,6 +61,7 @@ public:
   ~CudaDevice() override;
 
   TargetDesc target() override;
+  std::string matrixUnits() override;
   Result<const Artifact *> selectArtifact(const KernelEntry &kernel) override;
   Result<std::unique_ptr<detail::DriverBuffer>> allocate(size_t bytes) override;
   Result<std::unique_ptr<detail::DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) override;

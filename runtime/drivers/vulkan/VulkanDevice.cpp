@@ -293,7 +293,9 @@ Status VulkanDevice::ensureStaging(size_t bytes) {
 TargetDesc VulkanDevice::target() {
   TargetDesc t;
   t.kind = TargetKind::SPIRV;
-  t.chip = "vulkan1.1"; // the SPIR-V environment every device here accepts (SPIR-V 1.3)
+  // The SPIR-V environment every device here accepts (SPIR-V 1.3), or SPIR-V 1.6 with
+  // cooperative matrices where the self-test passed (runs it once).
+  t.chip = coopMatrixCheck().usable ? std::string("vulkan1.3") + kCoopMatrixSuffix : std::string("vulkan1.1");
   if (!keepsF32Denormals()) t.chip += kSoftDenormalsSuffix;
   t.ptxVersion = 0;
   t.subgroupSize = physical_.info.info.subgroupSize;
@@ -311,12 +313,16 @@ Result<const Artifact *> VulkanDevice::selectArtifact(const KernelEntry &kernel)
     if (a.target.kind != TargetKind::SPIRV) continue;
     uint32_t needs = 0;
     if (!a.target.chip.empty() && parseVulkanChip(a.target.chip, needs) && needs > physical_.apiVersion) continue;
+    if (hasCoopMatrix(a.target.chip) && !coopMatrixCheck().usable) continue; // runs the self-test once
     if (a.target.subgroupSize == subgroup) exact.push_back(&a);
     else if (a.target.subgroupSize == 0) any.push_back(&a);
   }
-  auto pick = [&](const std::vector<const Artifact *> &candidates) -> const Artifact * {
+  auto pick = [&](std::vector<const Artifact *> candidates) -> const Artifact * {
     auto soft = [](const Artifact *a) { return hasSoftDenormals(a->target.chip); };
     if (candidates.empty()) return nullptr;
+    // Code with cooperative matrices first (only usable ones are left).
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [](const Artifact *a) { return hasCoopMatrix(a->target.chip); });
     if (std::all_of(candidates.begin(), candidates.end(), soft) || std::none_of(candidates.begin(), candidates.end(), soft))
       return candidates.front();
     const bool wantSoft = !keepsF32Denormals(); // runs the denormal probe once, only for this choice
@@ -326,10 +332,17 @@ Result<const Artifact *> VulkanDevice::selectArtifact(const KernelEntry &kernel)
   };
   if (const Artifact *a = pick(exact)) return a;
   if (const Artifact *a = pick(any)) return a;
+  bool coopOnly = false; // some artifact fits but for cooperative matrices, which do not pass here
+  for (const Artifact &a : kernel.artifacts)
+    coopOnly = coopOnly || (a.target.kind == TargetKind::SPIRV && hasCoopMatrix(a.target.chip) &&
+                            (a.target.subgroupSize == subgroup || a.target.subgroupSize == 0));
   return detail::noArtifactStatus(kernel, name() + " via vulkan",
                                   "spirv for vulkan" + std::to_string(VK_API_VERSION_MAJOR(physical_.apiVersion)) + "." +
                                       std::to_string(VK_API_VERSION_MINOR(physical_.apiVersion)) +
-                                      " or older with subgroup size " + std::to_string(subgroup));
+                                      " or older with subgroup size " + std::to_string(subgroup) +
+                                      (coopOnly ? " and without cooperative matrices (matrix units here: " +
+                                                      coopMatrixCheck().detail + ")"
+                                                : std::string()));
 }
 
 } // namespace tessera::vulkan

@@ -67,6 +67,22 @@ std::string decodeDriverVersion(uint32_t vendorId, uint32_t v) {
 }
 
 // Fills one VulkanPhysical, or returns false (with why) for a device Tessera cannot use.
+/// The cooperative-matrix shapes the device reports (VK_KHR_cooperative_matrix); empty without
+/// the extension or Vulkan 1.3. The query is an instance-level entry point volk does not know.
+std::vector<CoopMatrixPropertiesKHR> coopMatrixShapes(VkPhysicalDevice handle, uint32_t apiVersion,
+                                                      const std::set<std::string> &extensions) {
+  std::vector<CoopMatrixPropertiesKHR> shapes;
+  if (apiVersion < VK_API_VERSION_1_3 || !extensions.count(kCoopMatrixExtension)) return shapes;
+  auto query = reinterpret_cast<PFN_GetCoopMatrixProperties>(
+      vkGetInstanceProcAddr(volkGetLoadedInstance(), "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  uint32_t n = 0;
+  if (!query || query(handle, &n, nullptr) != VK_SUCCESS) return shapes;
+  shapes.resize(n);
+  if (query(handle, &n, shapes.data()) != VK_SUCCESS) return {};
+  shapes.resize(n);
+  return shapes;
+}
+
 bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std::string &why) {
   VkPhysicalDeviceProperties base{};
   vkGetPhysicalDeviceProperties(handle, &base);
@@ -112,7 +128,8 @@ bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std:
       deviceLocal = std::max<uint64_t>(deviceLocal, mem.memoryHeaps[h].size); // largest, not a sum: BAR heaps alias VRAM
 
   FeatureChain chain(handle, p.apiVersion, extensions);
-  out.features = chain.shaderFeatures(subgroup, haveFloatControls ? &floatControls : nullptr);
+  out.features = chain.shaderFeatures(subgroup, haveFloatControls ? &floatControls : nullptr,
+                                      coopMatrixShapes(handle, p.apiVersion, extensions));
   out.extensions = std::move(extensions);
   out.handle = handle;
   out.apiVersion = p.apiVersion;
@@ -152,6 +169,7 @@ bool parseVulkanChip(const std::string &chip, uint32_t &version) {
   unsigned major = 0, minor = 0;
   char tail = 0;
   std::string environment = hasSoftDenormals(chip) ? chip.substr(0, chip.size() - std::strlen(kSoftDenormalsSuffix)) : chip;
+  if (hasCoopMatrix(environment)) environment.erase(environment.find(kCoopMatrixSuffix), std::strlen(kCoopMatrixSuffix));
   if (std::sscanf(environment.c_str(), "vulkan%u.%u%c", &major, &minor, &tail) != 2) return false;
   version = VK_MAKE_API_VERSION(0, major, minor, 0);
   return true;

@@ -171,11 +171,13 @@ public:
   Status init();
   const ShaderFeatures &features() const { return physical_.features; }
 
-  /// SPIR-V for this subgroup size; "vulkan1.1+soft-denormals" where f32 denormals are neither
+  /// SPIR-V for this subgroup size: "vulkan1.3+coopmat" where cooperative matrices pass
+  /// coopMatrixCheck, else "vulkan1.1"; "+soft-denormals" added where f32 denormals are neither
   /// promised nor measured kept (runs the denormal probe once).
   TargetDesc target() override;
   /// Prefers the artifact whose denormal handling fits the device (native where f32 denormals
-  /// are kept, software where they are flushed), then any that runs.
+  /// are kept, software where they are flushed), then any that runs; among those, code with
+  /// cooperative matrices where coopMatrixCheck passes (never where it does not).
   Result<const Artifact *> selectArtifact(const KernelEntry &kernel) override;
   Result<std::unique_ptr<detail::DriverBuffer>> allocate(size_t bytes) override;
   Result<std::unique_ptr<detail::DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) override;
@@ -194,6 +196,11 @@ public:
   std::array<bool, 3> measuredDenormPreserve() { return denormMeasurement().preserved; }
   /// Whether f32 denormals survive this device's float instructions (promised, or measured).
   bool keepsF32Denormals() { return features().denormPreserve[1] || measuredDenormPreserve()[1]; }
+
+  /// Cooperative matrices: whether code for chip vulkan1.3+coopmat may run here (the feature and
+  /// the shape reported, and the self-test exact), run once on first need, then kept.
+  const CoopMatrixCheck &coopMatrixCheck();
+  std::string matrixUnits() override { return coopMatrixCheck().detail; }
 
   /// Records one command on the default stream and waits for it (synchronous copies, the probe).
   Status submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what);
@@ -234,6 +241,9 @@ public:
 private:
   /// Loads and launches the probe shader on this device and compares its outputs bit for bit.
   DenormMeasurement runDenormProbe();
+  /// Loads and launches the cooperative-matrix self-test and compares D = A x B + C exactly.
+  CoopMatrixCheck runCoopMatrixProbe();
+  std::optional<CoopMatrixCheck> coopMatrixCheck_;
 
   std::shared_ptr<detail::Driver> driver_;
   std::shared_ptr<VulkanInstance> instance_;

@@ -62,6 +62,7 @@ constexpr FlagCapability kFlagCapabilities[] = {
     {4450, "StoragePushConstant8",
      "storagePushConstant8 (VkPhysicalDevice8BitStorageFeatures / VkPhysicalDeviceVulkan12Features)",
      &ShaderFeatures::pushConstant8},
+    {6022, "CooperativeMatrixKHR", "cooperativeMatrix (VK_KHR_cooperative_matrix)", &ShaderFeatures::coopMatrix},
     {5345, "VulkanMemoryModel",
      "vulkanMemoryModel (VkPhysicalDeviceVulkanMemoryModelFeatures / VkPhysicalDeviceVulkan12Features)",
      &ShaderFeatures::vulkanMemoryModel},
@@ -191,6 +192,8 @@ std::vector<std::string> ShaderFeatures::names() const {
   add(atomicFloat32MinMax, "atomic.float32.minmax");
   add(atomicFloat64MinMax, "atomic.float64.minmax");
   add(vulkanMemoryModel, "vulkan_memory_model");
+  add(coopMatrix, "cooperative_matrix");
+  add(coopMatrix && coopMatrixF16, "cooperative_matrix.f16.16x16x16");
   for (const SubgroupCapability &c : kSubgroupCapabilities) add(subgroupOps & c.bit, c.featureName);
   for (const FloatControlCapability &c : kFloatControlCapabilities)
     for (size_t w = 0; w < 3; ++w) add((this->*c.flags)[w], (std::string(c.featureName) + "." + kWidthSuffix[w]).c_str());
@@ -237,6 +240,8 @@ FeatureChain::FeatureChain(VkPhysicalDevice pd, uint32_t apiVersion, const std::
   if ((hasAtomicFloat_ = offer(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME))) chain(atomicFloat_);
   // float2 depends on float: offered only together.
   if (hasAtomicFloat_ && (hasAtomicFloat2_ = offer(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME))) chain(atomicFloat2_);
+  // Cooperative matrices' SPIR-V is 1.6: only Vulkan 1.3 devices can take it.
+  if (apiVersion >= VK_API_VERSION_1_3 && (hasCoopMatrix_ = offer(kCoopMatrixExtension))) chain(coopMatrix_);
   vkGetPhysicalDeviceFeatures2(pd, &features_);
 }
 
@@ -250,8 +255,15 @@ void FeatureChain::disableRobustness() {
 }
 
 ShaderFeatures FeatureChain::shaderFeatures(const VkPhysicalDeviceSubgroupProperties &subgroup,
-                                            const VkPhysicalDeviceFloatControlsProperties *fc) const {
+                                            const VkPhysicalDeviceFloatControlsProperties *fc,
+                                            const std::vector<CoopMatrixPropertiesKHR> &coopShapes) const {
   ShaderFeatures f;
+  f.coopMatrix = hasCoopMatrix_ && coopMatrix_.cooperativeMatrix;
+  for (const CoopMatrixPropertiesKHR &p : coopShapes)
+    f.coopMatrixF16 = f.coopMatrixF16 || (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == kComponentFloat16 &&
+                                          p.BType == kComponentFloat16 && p.CType == kComponentFloat32 &&
+                                          p.ResultType == kComponentFloat32 && !p.saturatingAccumulation &&
+                                          p.scope == kScopeSubgroup);
   const VkPhysicalDeviceFeatures &core = features_.features;
   f.float64 = core.shaderFloat64;
   f.int16 = core.shaderInt16;

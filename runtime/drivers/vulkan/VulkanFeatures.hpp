@@ -13,6 +13,29 @@
 
 namespace tessera::vulkan {
 
+// VK_KHR_cooperative_matrix, defined here: the Vulkan headers of Debian 12 (1.3.239) predate it.
+// Values and layouts as the Vulkan registry gives them.
+inline constexpr const char *kCoopMatrixExtension = "VK_KHR_cooperative_matrix";
+inline constexpr VkStructureType kCoopMatrixFeaturesType = VkStructureType(1000506000);
+inline constexpr VkStructureType kCoopMatrixPropertiesType = VkStructureType(1000506001);
+inline constexpr uint32_t kComponentFloat16 = 0, kComponentFloat32 = 1; // VkComponentTypeKHR
+inline constexpr uint32_t kScopeSubgroup = 3;                           // VkScopeKHR
+struct CoopMatrixFeaturesKHR {
+  VkStructureType sType = kCoopMatrixFeaturesType;
+  void *pNext = nullptr;
+  VkBool32 cooperativeMatrix = VK_FALSE;
+  VkBool32 cooperativeMatrixRobustBufferAccess = VK_FALSE;
+};
+struct CoopMatrixPropertiesKHR {
+  VkStructureType sType = kCoopMatrixPropertiesType;
+  void *pNext = nullptr;
+  uint32_t MSize = 0, NSize = 0, KSize = 0;
+  uint32_t AType = 0, BType = 0, CType = 0, ResultType = 0; // VkComponentTypeKHR
+  VkBool32 saturatingAccumulation = VK_FALSE;
+  uint32_t scope = 0; // VkScopeKHR
+};
+using PFN_GetCoopMatrixProperties = VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *, CoopMatrixPropertiesKHR *);
+
 /// What one physical device supports for compute shaders, as plain flags (cheap to copy and check).
 /// Float-control arrays are indexed by bit width: [0] = 16, [1] = 32, [2] = 64.
 struct ShaderFeatures {
@@ -20,6 +43,9 @@ struct ShaderFeatures {
   bool storage8 = false, uniform8 = false, pushConstant8 = false;
   bool storage16 = false, uniform16 = false, pushConstant16 = false;
   bool int64Atomics = false, vulkanMemoryModel = false;
+  /// VK_KHR_cooperative_matrix's feature, and whether the device lists the shape Tessera's code
+  /// uses (16 x 16 x 16, f16 x f16 + f32 -> f32, subgroup scope) among its properties.
+  bool coopMatrix = false, coopMatrixF16 = false;
   bool atomicFloat32Add = false, atomicFloat64Add = false, atomicFloat16Add = false;
   bool atomicFloat32MinMax = false, atomicFloat64MinMax = false, atomicFloat16MinMax = false;
   VkSubgroupFeatureFlags subgroupOps = 0; // supportedOperations, or 0 when compute is not a supported stage
@@ -50,8 +76,10 @@ public:
   /// streams need them.
   bool timelineSemaphores() const;
   /// The feature flags, plus the subgroup and float-control properties queried separately.
+  /// `coopShapes`: the device's cooperative-matrix properties (empty without the extension).
   ShaderFeatures shaderFeatures(const VkPhysicalDeviceSubgroupProperties &subgroup,
-                                const VkPhysicalDeviceFloatControlsProperties *floatControls) const;
+                                const VkPhysicalDeviceFloatControlsProperties *floatControls,
+                                const std::vector<CoopMatrixPropertiesKHR> &coopShapes = {}) const;
 
 private:
   void link(void *next, VkBaseOutStructure &s);
@@ -72,7 +100,8 @@ private:
   VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT atomicFloat2_{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
   bool has8BitStorage_ = false, hasFloat16Int8_ = false, hasAtomicInt64_ = false, hasMemoryModel_ = false;
-  bool hasAtomicFloat_ = false, hasAtomicFloat2_ = false;
+  CoopMatrixFeaturesKHR coopMatrix_;
+  bool hasAtomicFloat_ = false, hasAtomicFloat2_ = false, hasCoopMatrix_ = false;
   std::vector<const char *> extensions_;
   void *tail_ = nullptr; // last struct in the chain
 };
@@ -82,6 +111,14 @@ private:
 /// the driver. `words` is a well-formed module (the entry-point walk has already checked it).
 Status checkCapabilities(const KernelEntry &kernel, const std::vector<uint32_t> &words, const ShaderFeatures &features,
                          const std::string &deviceName);
+
+/// Whether code with cooperative matrices (chip vulkan1.3+coopmat) may run on a device, and why
+/// (VulkanCoopMatrixProbe.cpp): `usable` only when the device reports the feature and the
+/// 16 x 16 x 16 f16 shape and the self-test computed its product exactly.
+struct CoopMatrixCheck {
+  bool usable = false;
+  std::string detail; // for reports: "self-test passed (...)" or why not
+};
 
 /// What the denormal probe (VulkanDenormProbe.cpp) found on one device. `preserved[w]` ([0] = 16,
 /// [1] = 32, [2] = 64) is true when every probe output of that width was bit-exact with denormals

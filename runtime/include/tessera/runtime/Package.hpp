@@ -36,12 +36,20 @@ enum class TargetKind : uint8_t { PTX = 1, SPIRV = 2 };
 inline constexpr const char *kSoftDenormalsSuffix = "+soft-denormals";
 /// Whether a SPIR-V chip ends in kSoftDenormalsSuffix.
 bool hasSoftDenormals(const std::string &chip);
+/// The part of a SPIR-V chip that asks for Vulkan cooperative matrices (VK_KHR_cooperative_matrix,
+/// SPIR-V 1.6): "vulkan1.3+coopmat", before any kSoftDenormalsSuffix. Fast-mode `dot` on f16 then
+/// runs on the device's matrix units; the runtime picks such code only on a device that reports
+/// the shapes and passes its self-test.
+inline constexpr const char *kCoopMatrixSuffix = "+coopmat";
+/// Whether a SPIR-V chip asks for cooperative matrices (holds kCoopMatrixSuffix).
+bool hasCoopMatrix(const std::string &chip);
 const char *toString(TargetKind t);
 
 /// What a compiled artifact was built for. For PTX `chip` is "sm_90" and `ptxVersion` is
 /// e.g. 80 for PTX ISA 8.0; for SPIR-V `chip` is "vulkan1.1" (the SPIR-V environment), or
 /// "vulkan1.1+soft-denormals" for devices that flush f32 denormals (portable kernels then keep
-/// them in software), and the subgroup size is the one the code was specialized for.
+/// them in software), or "vulkan1.3+coopmat" (with or without that suffix) for code that uses
+/// cooperative matrices, and the subgroup size is the one the code was specialized for.
 struct TargetDesc {
   TargetKind kind = TargetKind::SPIRV;
   std::string chip;

@@ -280,6 +280,12 @@ public:
   /// "promised (32), flushed (16, 64)", "not measured (16, 32, 64): <why>". On Vulkan the first
   /// call may run the probe (docs/runtime.md, "Denormals").
   std::string denormalSupport() const;
+  /// Which matrix units fast-mode `dot` uses here, for reports. CUDA: "tensor cores (mma.sync,
+  /// f16 and bf16 -> f32)" from sm_80, else "none (sm_XY)". Vulkan: "cooperative matrices: self-test
+  /// passed (16x16x16 f16 x f16 + f32 -> f32)", or "none: " and why (no VK_KHR_cooperative_matrix,
+  /// the shape not reported, the self-test failed and how). On Vulkan the first call may run the
+  /// self-test (docs/runtime.md, "Cooperative matrices").
+  std::string matrixUnits() const;
 
   Result<Buffer> allocate(DType dtype, size_t count);
   /// Picks each kernel's artifact for this device; fails if a kernel has none.

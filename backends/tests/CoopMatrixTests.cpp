@@ -1,0 +1,168 @@
+// Vulkan cooperative matrices (chip vulkan1.3+coopmat): what the compiler emits for fast f16 dots,
+// the runtime's self-test shader read back through MLIR's SPIR-V deserializer, and how the runtime
+// chooses between code with and without them on every Vulkan device present (lavapipe has none:
+// there the plain code runs and cooperative-only code is refused with the reason).
+#include "TestSupport.hpp"
+
+#include "vulkan/CoopMatrixProbeSpirv.hpp"
+
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Target/SPIRV/Deserialization.h"
+
+#include <cmath>
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+constexpr uint32_t kCapCoopMatrix = 6022, kOpCapability = 17, kOpMulAdd = 4459;
+
+/// How often `opcode` occurs (with `operand` as its first operand, when given).
+size_t countOps(const std::vector<uint32_t> &words, uint32_t opcode, std::optional<uint32_t> operand = {}) {
+  size_t n = 0;
+  for (size_t i = 5; i < words.size() && (words[i] >> 16);) {
+    if ((words[i] & 0xffff) == opcode && (!operand || words[i + 1] == *operand)) ++n;
+    i += words[i] >> 16;
+  }
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("fast f16 dots on the chip vulkan1.3+coopmat run on cooperative matrices in SPIR-V 1.6") {
+  TracedKernel fast = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "trace");
+  Artifact coop = require(compileArtifact(fast, spirvTarget(32, false, true)), "compile");
+  Artifact plain = require(compileArtifact(fast, spirvTarget(32)), "compile");
+  CHECK(coop.target.chip == "vulkan1.3+coopmat");
+  std::vector<uint32_t> words = spirvWords(coop);
+  REQUIRE(words.size() > 5);
+  CHECK(words[1] == 0x00010600u); // SPIR-V 1.6
+  CHECK(countOps(words, kOpCapability, kCapCoopMatrix) == 1);
+  CHECK(countOps(words, kOpMulAdd) == 32 / 16); // one per 16-deep step of the block loop
+  // A and B staged as f16 and the accumulator as f32 (64x32 + 32x64 halves, 64x64 floats),
+  // where the FMA path stages A and B as f32; the rest of the kernel's shared memory is the same.
+  CHECK(int64_t(coop.sharedMemBytes) - int64_t(plain.sharedMemBytes) ==
+        (64 * 32 + 32 * 64) * 2 + 64 * 64 * 4 - (64 * 32 + 32 * 64) * 4);
+  CHECK(countOps(spirvWords(plain), kOpCapability, kCapCoopMatrix) == 0);
+  CHECK(spirvWords(plain)[1] < 0x00010400u);
+
+  // Portable dots keep their order, f32 and i8 have no cooperative shape here: no matrices.
+  for (const TracedKernel &k : {require(traceMatmul<f16, float>(64, 64, 32, Numerics::Portable), "trace"),
+                                require(traceMatmul<float, float>(32, 32, 16, Numerics::Fast), "trace"),
+                                require(traceMatmul<int8_t, int32_t>(32, 32, 32, Numerics::Fast), "trace")}) {
+    std::vector<uint32_t> w = spirvWords(require(compileArtifact(k, spirvTarget(32, false, true)), "compile"));
+    CHECK(countOps(w, kOpCapability, kCapCoopMatrix) == 0);
+    CHECK(validateSpirv(w).ok()); // SPIR-V 1.6 without the extension: SPIRV-Tools checks it (vulkan1.3)
+  }
+  // A kernel without dot on the chip: SPIR-V 1.6 too (its entry point lists every global).
+  Artifact add = require(compileArtifact(require(traceVectorAdd(1024, 4), "trace"), spirvTarget(32, false, true)), "compile");
+  CHECK(spirvWords(add)[1] == 0x00010600u);
+  CHECK(validateSpirv(spirvWords(add)).ok());
+}
+
+TEST_CASE("the chips with cooperative matrices are known targets; others are refused with the list") {
+  for (bool soft : {false, true})
+    for (bool coop : {false, true})
+      CHECK(validateTarget(spirvTarget(16, soft, coop)).ok());
+  CHECK(spirvTarget(32, true, true).chip == "vulkan1.3+coopmat+soft-denormals");
+  CHECK(hasCoopMatrix(spirvTarget(32, true, true).chip));
+  CHECK(hasSoftDenormals(spirvTarget(32, true, true).chip));
+  CHECK_FALSE(hasCoopMatrix(spirvTarget(32, true, false).chip));
+  Result<TargetDesc> bad = validateTarget(TargetDesc{TargetKind::SPIRV, "vulkan1.1+coopmat", 0, 32});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(contains(bad.status().message(), "vulkan1.3+coopmat"));
+}
+
+TEST_CASE("the runtime's cooperative-matrix self-test shader is well-formed SPIR-V 1.6 (MLIR reads it back)") {
+  for (uint32_t subgroup : {8u, 32u, 64u}) {
+    std::vector<uint32_t> words = vulkan::coopMatrixProbeSpirv(subgroup);
+    mlir::MLIRContext ctx;
+    ctx.loadDialect<mlir::spirv::SPIRVDialect>();
+    mlir::OwningOpRef<mlir::spirv::ModuleOp> module = mlir::spirv::deserialize(words, &ctx);
+    REQUIRE_MESSAGE(module, "subgroup " << subgroup);
+    CHECK(mlir::succeeded(mlir::verify(module->getOperation())));
+    size_t loads = 0, mulAdds = 0, stores = 0;
+    module->walk([&](mlir::Operation *op) {
+      loads += mlir::isa<mlir::spirv::KHRCooperativeMatrixLoadOp>(op);
+      mulAdds += mlir::isa<mlir::spirv::KHRCooperativeMatrixMulAddOp>(op);
+      stores += mlir::isa<mlir::spirv::KHRCooperativeMatrixStoreOp>(op);
+    });
+    CHECK(loads == 3);
+    CHECK(mulAdds == 1);
+    CHECK(stores == 1);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    CHECK(contains(text, "spirv.ExecutionMode @" + std::string(vulkan::kCoopMatrixProbeEntry) + " \"LocalSize\", " +
+                             std::to_string(subgroup) + ", 1, 1"));
+    CHECK(contains(text, "!spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>"));
+    CHECK(contains(text, "!spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>"));
+  }
+}
+
+TEST_CASE("each Vulkan device runs cooperative-matrix code only where its self-test passed") {
+  Result<std::shared_ptr<Runtime>> rt = Runtime::create();
+  REQUIRE(rt.ok());
+  TracedKernel fast = require(traceMatmul<f16, float>(32, 32, 32, Numerics::Fast), "trace");
+  bool any = false;
+  for (const DeviceInfo &d : (*rt)->devices())
+    for (const BackendInfo &bi : d.backends) {
+      if (bi.backend != Backend::Vulkan) continue;
+      std::shared_ptr<Device> dev = require((*rt)->open(d.index, bi.backend), "open");
+      const uint32_t subgroup = dev->backendInfo().subgroupSize;
+      const std::string units = dev->matrixUnits();
+      const bool usable = contains(units, "self-test passed");
+      MESSAGE(dev->describe() << ": " << units);
+      CHECK((usable || units.rfind("none: ", 0) == 0));
+      CHECK(hasCoopMatrix(dev->target().chip) == usable);
+      Result<Package> both = compile(std::span<const TracedKernel>(&fast, 1),
+                                     std::vector<TargetDesc>{spirvTarget(subgroup), spirvTarget(subgroup, false, true)});
+      Result<Package> coopOnly = compile(fast, spirvTarget(subgroup, false, true));
+      REQUIRE(both.ok());
+      REQUIRE(coopOnly.ok());
+      Result<Module> loadedOnly = dev->load(*coopOnly);
+      CHECK(loadedOnly.ok() == usable);
+      if (!usable) {
+        CHECK((loadedOnly.status().code() == StatusCode::Unsupported));
+        CHECK(contains(loadedOnly.status().message(), "without cooperative matrices"));
+        CHECK(contains(loadedOnly.status().message(), units));
+      }
+      // With both in the package, the product is right whichever code the device picked.
+      const int M = 45, N = 37, K = 70;
+      const uint32_t seed = freshSeed();
+      std::mt19937 rng(seed);
+      std::uniform_real_distribution<float> value(-2.f, 2.f);
+      std::vector<f16> a(size_t(M) * K), b(size_t(K) * N);
+      for (f16 &v : a) v = f16::fromFloat(value(rng));
+      for (f16 &v : b) v = f16::fromFloat(value(rng));
+      Module loaded = require(dev->load(*both), "load");
+      Kernel k = require(loaded.kernel("matmul"), "kernel");
+      Buffer da = require(dev->allocate(DType::F16, a.size()), "allocate");
+      Buffer db = require(dev->allocate(DType::F16, b.size()), "allocate");
+      Buffer dc = require(dev->allocate(DType::F32, size_t(M) * N), "allocate");
+      REQUIRE(da.upload(std::span<const f16>(a)).ok());
+      REQUIRE(db.upload(std::span<const f16>(b)).ok());
+      std::vector<float> got(size_t(M) * N, std::nanf(""));
+      REQUIRE(dc.upload(std::span<const float>(got)).ok());
+      REQUIRE(k.launch(Grid{uint32_t((M + 31) / 32), uint32_t((N + 31) / 32)}, {da, db, dc, M, N, K}).ok());
+      REQUIRE(dc.download(std::span<float>(got)).ok());
+      size_t bad = 0;
+      for (int m = 0; m < M; ++m)
+        for (int n = 0; n < N; ++n) {
+          double exact = 0, magnitude = 0;
+          for (int i = 0; i < K; ++i) {
+            double p = double(a[size_t(m) * K + i].toFloat()) * double(b[size_t(i) * N + n].toFloat());
+            exact += p, magnitude += std::fabs(p);
+          }
+          bad += !(std::fabs(double(got[size_t(m) * N + n]) - exact) <= K * 0x1p-23 * magnitude);
+        }
+      CHECK_MESSAGE(bad == 0, dev->describe() << ": " << bad << " wrong (seed " << seed << ")");
+      any = true;
+    }
+  if (!any)
+    skipTest("no Vulkan device present");
+}

@@ -1,0 +1,123 @@
+// The cooperative-matrix probe shader, written instruction by instruction (CoopMatrixProbeSpirv.hpp).
+#include "vulkan/CoopMatrixProbeSpirv.hpp"
+
+#include <cstring>
+#include <initializer_list>
+#include <string_view>
+
+namespace tessera::vulkan {
+
+namespace {
+
+// Opcodes and enumerants of the SPIR-V 1.6 specification and SPV_KHR_cooperative_matrix.
+enum Op : uint32_t {
+  OpExtension = 10, OpMemoryModel = 14, OpEntryPoint = 15, OpExecutionMode = 16, OpCapability = 17,
+  OpTypeVoid = 19, OpTypeInt = 21, OpTypeFloat = 22, OpTypeRuntimeArray = 29, OpTypeStruct = 30,
+  OpTypePointer = 32, OpTypeFunction = 33, OpConstant = 43, OpFunction = 54, OpFunctionEnd = 56,
+  OpVariable = 59, OpAccessChain = 65, OpDecorate = 71, OpMemberDecorate = 72, OpLabel = 248, OpReturn = 253,
+  OpTypeCooperativeMatrixKHR = 4456, OpCooperativeMatrixLoadKHR = 4457, OpCooperativeMatrixStoreKHR = 4458,
+  OpCooperativeMatrixMulAddKHR = 4459,
+};
+constexpr uint32_t kCapShader = 1, kCapFloat16 = 9, kCapStorageBuffer16BitAccess = 4433, kCapCoopMatrix = 6022;
+constexpr uint32_t kDecBlock = 2, kDecArrayStride = 6, kDecBinding = 33, kDecDescriptorSet = 34, kDecOffset = 35;
+constexpr uint32_t kStorageBuffer = 12, kGLCompute = 5, kLocalSize = 17;
+constexpr uint32_t kRowMajor = 0, kUseA = 0, kUseB = 1, kUseAcc = 2, kScopeSubgroup = 3;
+
+class Writer {
+public:
+  void op(uint32_t opcode, std::initializer_list<uint32_t> operands, std::string_view text = {}, 
+          std::initializer_list<uint32_t> after = {}) {
+    size_t textWords = text.data() ? text.size() / 4 + 1 : 0; // NUL-terminated, padded to words
+    words_.push_back(uint32_t(1 + operands.size() + textWords + after.size()) << 16 | opcode);
+    words_.insert(words_.end(), operands);
+    if (textWords) {
+      std::vector<uint32_t> packed(textWords, 0);
+      std::memcpy(packed.data(), text.data(), text.size());
+      words_.insert(words_.end(), packed.begin(), packed.end());
+    }
+    words_.insert(words_.end(), after);
+  }
+  uint32_t id() { return next_++; }
+  std::vector<uint32_t> finish() {
+    std::vector<uint32_t> out{0x07230203u, 0x00010600u, 0, next_, 0}; // magic, SPIR-V 1.6, generator, bound
+    out.insert(out.end(), words_.begin(), words_.end());
+    return out;
+  }
+
+private:
+  std::vector<uint32_t> words_;
+  uint32_t next_ = 1;
+};
+
+} // namespace
+
+std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize) {
+  Writer w;
+  const uint32_t tVoid = w.id(), tFn = w.id(), tU32 = w.id(), tF16 = w.id(), tF32 = w.id();
+  const uint32_t tArr16 = w.id(), tArr32 = w.id(), tS16 = w.id(), tS32 = w.id();
+  const uint32_t tPS16 = w.id(), tPS32 = w.id(), tP16 = w.id(), tP32 = w.id();
+  const uint32_t c0 = w.id(), c16 = w.id(), cScope = w.id(), cUseA = w.id(), cUseB = w.id(), cUseAcc = w.id();
+  const uint32_t tA = w.id(), tB = w.id(), tC = w.id();
+  const uint32_t vA = w.id(), vB = w.id(), vC = w.id(), fMain = w.id(), label = w.id();
+  const uint32_t pA = w.id(), pB = w.id(), pC = w.id(), mA = w.id(), mB = w.id(), mC = w.id(), mD = w.id();
+
+  for (uint32_t cap : {kCapShader, kCapFloat16, kCapStorageBuffer16BitAccess, kCapCoopMatrix})
+    w.op(OpCapability, {cap});
+  w.op(OpExtension, {}, "SPV_KHR_cooperative_matrix");
+  w.op(OpMemoryModel, {0 /*Logical*/, 1 /*GLSL450*/});
+  w.op(OpEntryPoint, {kGLCompute, fMain}, kCoopMatrixProbeEntry, {vA, vB, vC}); // 1.4+: every global used
+  w.op(OpExecutionMode, {fMain, kLocalSize, subgroupSize, 1, 1});
+  w.op(OpDecorate, {tArr16, kDecArrayStride, 2});
+  w.op(OpDecorate, {tArr32, kDecArrayStride, 4});
+  w.op(OpMemberDecorate, {tS16, 0, kDecOffset, 0});
+  w.op(OpMemberDecorate, {tS32, 0, kDecOffset, 0});
+  w.op(OpDecorate, {tS16, kDecBlock});
+  w.op(OpDecorate, {tS32, kDecBlock});
+  const uint32_t vars[] = {vA, vB, vC};
+  for (uint32_t b = 0; b < 3; ++b) {
+    w.op(OpDecorate, {vars[b], kDecDescriptorSet, 0});
+    w.op(OpDecorate, {vars[b], kDecBinding, b});
+  }
+  w.op(OpTypeVoid, {tVoid});
+  w.op(OpTypeFunction, {tFn, tVoid});
+  w.op(OpTypeInt, {tU32, 32, 0});
+  w.op(OpTypeFloat, {tF16, 16});
+  w.op(OpTypeFloat, {tF32, 32});
+  w.op(OpTypeRuntimeArray, {tArr16, tF16});
+  w.op(OpTypeRuntimeArray, {tArr32, tF32});
+  w.op(OpTypeStruct, {tS16, tArr16});
+  w.op(OpTypeStruct, {tS32, tArr32});
+  w.op(OpTypePointer, {tPS16, kStorageBuffer, tS16});
+  w.op(OpTypePointer, {tPS32, kStorageBuffer, tS32});
+  w.op(OpTypePointer, {tP16, kStorageBuffer, tF16});
+  w.op(OpTypePointer, {tP32, kStorageBuffer, tF32});
+  w.op(OpConstant, {tU32, c0, 0});
+  w.op(OpConstant, {tU32, c16, 16});
+  w.op(OpConstant, {tU32, cScope, kScopeSubgroup});
+  w.op(OpConstant, {tU32, cUseA, kUseA});
+  w.op(OpConstant, {tU32, cUseB, kUseB});
+  w.op(OpConstant, {tU32, cUseAcc, kUseAcc});
+  w.op(OpTypeCooperativeMatrixKHR, {tA, tF16, cScope, c16, c16, cUseA});
+  w.op(OpTypeCooperativeMatrixKHR, {tB, tF16, cScope, c16, c16, cUseB});
+  w.op(OpTypeCooperativeMatrixKHR, {tC, tF32, cScope, c16, c16, cUseAcc});
+  w.op(OpVariable, {tPS16, vA, kStorageBuffer});
+  w.op(OpVariable, {tPS16, vB, kStorageBuffer});
+  w.op(OpVariable, {tPS32, vC, kStorageBuffer});
+  w.op(OpFunction, {tVoid, fMain, 0 /*None*/, tFn});
+  w.op(OpLabel, {label});
+  w.op(OpAccessChain, {tP16, pA, vA, c0, c0});
+  w.op(OpAccessChain, {tP16, pB, vB, c0, c0});
+  w.op(OpAccessChain, {tP32, pC, vC, c0, c0});
+  // The layout operand is an id of a constant: RowMajorKHR (0), the same id as the index 0.
+  static_assert(kRowMajor == 0);
+  w.op(OpCooperativeMatrixLoadKHR, {tA, mA, pA, c0, c16});
+  w.op(OpCooperativeMatrixLoadKHR, {tB, mB, pB, c0, c16});
+  w.op(OpCooperativeMatrixLoadKHR, {tC, mC, pC, c0, c16});
+  w.op(OpCooperativeMatrixMulAddKHR, {tC, mD, mA, mB, mC});
+  w.op(OpCooperativeMatrixStoreKHR, {pC, mD, c0, c16});
+  w.op(OpReturn, {});
+  w.op(OpFunctionEnd, {});
+  return w.finish();
+}
+
+} // namespace tessera::vulkan

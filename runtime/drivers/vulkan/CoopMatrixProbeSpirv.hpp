@@ -1,0 +1,20 @@
+// The cooperative-matrix self-test's shader, as SPIR-V words. No Vulkan here: the compiler's
+// tests read the same words back through MLIR's SPIR-V deserializer (the SPIRV-Tools of Debian 12
+// predate SPV_KHR_cooperative_matrix and cannot check it).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera::vulkan {
+
+/// The entry point of the probe shader.
+inline constexpr const char *kCoopMatrixProbeEntry = "coop_matrix_probe";
+
+/// A SPIR-V 1.6 compute shader of one subgroup (`subgroupSize` invocations) that computes
+/// D = A x B + C for 16 x 16 matrices with cooperative matrices (16 x 16 x 16, f16 x f16 + f32 ->
+/// f32, subgroup scope): A row-major f16 at binding 0, B row-major f16 at binding 1, C row-major
+/// f32 at binding 2, overwritten with D.
+std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize);
+
+} // namespace tessera::vulkan

@@ -1,0 +1,102 @@
+// The cooperative-matrix self-test: some drivers report VK_KHR_cooperative_matrix and compute
+// wrong products, so before code for chip vulkan1.3+coopmat runs on a device, one small shader
+// (CoopMatrixProbeSpirv.cpp) computes D = A x B + C for 16 x 16 matrices and the result is
+// compared exactly with the host's. Inputs are small integers, so every product and sum is exact
+// in f16 and f32 whatever the order of summation: any difference is a wrong result. Run once per
+// device, on first need, through the device's own kernel and buffer code.
+#include "vulkan/VulkanDriver.hpp"
+
+#include "vulkan/CoopMatrixProbeSpirv.hpp"
+#include "tessera/runtime/Half.hpp"
+
+#include <cstring>
+#include <random>
+
+namespace tessera::vulkan {
+
+namespace {
+constexpr int kN = 16;
+constexpr const char *kShape = "16x16x16 f16 x f16 + f32 -> f32";
+} // namespace
+
+const CoopMatrixCheck &VulkanDevice::coopMatrixCheck() {
+  std::lock_guard<std::recursive_mutex> lock(probeLock_);
+  if (!coopMatrixCheck_) {
+    // Set first, so that a re-entrant call (the probe's own load makes none) cannot recurse.
+    coopMatrixCheck_ = CoopMatrixCheck{false, "none: the self-test is still running"};
+    coopMatrixCheck_ = runCoopMatrixProbe();
+  }
+  return *coopMatrixCheck_;
+}
+
+CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
+  const ShaderFeatures &f = features();
+  if (physical_.apiVersion < VK_API_VERSION_1_3)
+    return {false, "none: cooperative matrices need Vulkan 1.3 (SPIR-V 1.6); " + name() + " has " +
+                       formatVulkanVersion(physical_.apiVersion)};
+  if (!physical_.extensions.count(kCoopMatrixExtension))
+    return {false, std::string("none: ") + kCoopMatrixExtension + " is not offered"};
+  if (!f.coopMatrix) return {false, std::string("none: ") + kCoopMatrixExtension + " is offered without its feature"};
+  if (!f.coopMatrixF16)
+    return {false, std::string("none: ") + kCoopMatrixExtension + " does not report " + kShape + " at subgroup scope"};
+  if (!f.float16 || !f.storage16)
+    return {false, "none: the self-test needs shaderFloat16 and storageBuffer16BitAccess"};
+  auto fail = [](const std::string &why) { return CoopMatrixCheck{false, "none: the self-test " + why}; };
+
+  KernelEntry kernel;
+  kernel.name = kCoopMatrixProbeEntry;
+  kernel.args = {{"a", ArgKind::Buffer, DType::F16, 0}, {"b", ArgKind::Buffer, DType::F16, 1},
+                 {"c", ArgKind::Buffer, DType::F32, 2}};
+  const uint32_t subgroup = physical_.info.info.subgroupSize;
+  Artifact artifact;
+  artifact.target = {TargetKind::SPIRV, std::string("vulkan1.3") + kCoopMatrixSuffix, 0, subgroup};
+  artifact.entryPoint = kCoopMatrixProbeEntry;
+  artifact.blockSize = {subgroup, 1, 1};
+  std::vector<uint32_t> words = coopMatrixProbeSpirv(subgroup);
+  artifact.code.resize(words.size() * 4);
+  std::memcpy(artifact.code.data(), words.data(), artifact.code.size()); // little-endian hosts only (as everywhere)
+  Result<std::unique_ptr<detail::DriverKernel>> probe = loadKernel(kernel, artifact);
+  if (!probe) return fail("could not be loaded: " + probe.status().message());
+
+  // Small integers: every product and partial sum is exact.
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> small(-3, 3), acc(-64, 64);
+  uint16_t a[kN * kN], b[kN * kN];
+  float c[kN * kN], expect[kN * kN], got[kN * kN];
+  float fa[kN * kN], fb[kN * kN];
+  for (int i = 0; i < kN * kN; ++i) {
+    fa[i] = float(small(rng));
+    fb[i] = float(small(rng));
+    c[i] = float(acc(rng));
+    a[i] = f16::fromFloat(fa[i]).bits;
+    b[i] = f16::fromFloat(fb[i]).bits;
+  }
+  for (int i = 0; i < kN; ++i)
+    for (int j = 0; j < kN; ++j) {
+      float sum = c[i * kN + j];
+      for (int k = 0; k < kN; ++k) sum += fa[i * kN + k] * fb[k * kN + j];
+      expect[i * kN + j] = sum;
+    }
+  VulkanBuffer da(*this), db(*this), dc(*this);
+  for (VulkanBuffer *buf : {&da, &db})
+    if (Status s = buf->init(sizeof a); !s) return fail("could not allocate: " + s.message());
+  if (Status s = dc.init(sizeof c); !s) return fail("could not allocate: " + s.message());
+  if (Status s = da.upload(a, sizeof a, 0); !s) return fail("could not upload: " + s.message());
+  if (Status s = db.upload(b, sizeof b, 0); !s) return fail("could not upload: " + s.message());
+  if (Status s = dc.upload(c, sizeof c, 0); !s) return fail("could not upload: " + s.message());
+  const detail::LaunchArg args[3] = {
+      {&kernel.args[0], &da, nullptr}, {&kernel.args[1], &db, nullptr}, {&kernel.args[2], &dc, nullptr}};
+  if (Status s = (*probe)->launch(defaultStream(), {1, 1, 1}, args); !s) return fail("could not run: " + s.message());
+  if (Status s = defaultStream().synchronize(); !s) return fail("could not run: " + s.message());
+  if (Status s = dc.download(got, sizeof got, 0); !s) return fail("could not download: " + s.message());
+  int wrong = 0, first = -1;
+  for (int i = 0; i < kN * kN; ++i)
+    if (std::memcmp(&got[i], &expect[i], sizeof(float)) != 0 && wrong++ == 0) first = i;
+  if (wrong)
+    return fail("computed " + std::to_string(wrong) + " of 256 elements wrong (first: row " + std::to_string(first / kN) +
+                ", column " + std::to_string(first % kN) + ": " + std::to_string(got[first]) + " instead of " +
+                std::to_string(expect[first]) + ")");
+  return {true, std::string("cooperative matrices: self-test passed (") + kShape + ")"};
+}
+
+} // namespace tessera::vulkan
