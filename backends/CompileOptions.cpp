@@ -29,11 +29,13 @@ every exported kernel.
                       integer and f64 code, for drivers that flush them), or both (a package gets
                       both artifacts; the runtime picks per device). A package from C++ kernel
                       files defaults to both for portable kernels and native for fast ones
-  --coopmat=C         SPIR-V: no (default), yes or both: code for Vulkan cooperative matrices
-                      (chip vulkan1.3+coopmat, SPIR-V 1.6): fast-mode dot on f16 runs on the
-                      device's matrix units. With both a package gets both artifacts; the runtime
-                      picks the cooperative one where the device reports the shape and passes
-                      its self-test. Portable kernels never use it (their dot sums in order)
+  --coopmat=C         SPIR-V: no (default), yes, lanes, both or all: code for Vulkan cooperative
+                      matrices (chip vulkan1.3+coopmat, SPIR-V 1.6): fast-mode dot on f16 runs on
+                      the device's matrix units; lanes (chip vulkan1.3+coopmat+mma-lanes,
+                      subgroup 32) also keeps accumulators in registers, for devices that place
+                      them as mma.sync does (NVIDIA). both = no + yes; all = no + yes + lanes:
+                      the runtime picks the best its self-test allows. Portable kernels never
+                      use it (their dot sums in order)
   -o FILE             output file (default: standard output; required for a package from .mlir)
 
 C++ kernel files only:
@@ -177,13 +179,17 @@ Result<CompileOptions> parseCompileOptions(int argc, char **argv, bool &help) {
         return usageError("--denormals wants native, software or both; got '" + value + "'");
     } else if (startsWith(a, "--coopmat=", value)) {
       if (value == "no")
-        o.coopMatrix = {false};
+        o.coopMatrix = {CompileOptions::CoopMatrix::None};
       else if (value == "yes")
-        o.coopMatrix = {true};
+        o.coopMatrix = {CompileOptions::CoopMatrix::Staged};
+      else if (value == "lanes")
+        o.coopMatrix = {CompileOptions::CoopMatrix::Lanes};
       else if (value == "both")
-        o.coopMatrix = {false, true};
+        o.coopMatrix = {CompileOptions::CoopMatrix::None, CompileOptions::CoopMatrix::Staged};
+      else if (value == "all")
+        o.coopMatrix = {CompileOptions::CoopMatrix::None, CompileOptions::CoopMatrix::Staged, CompileOptions::CoopMatrix::Lanes};
       else
-        return usageError("--coopmat wants no, yes or both; got '" + value + "'");
+        return usageError("--coopmat wants no, yes, lanes, both or all; got '" + value + "'");
     } else if (a == "-o" || a == "--header" || a == "--namespace" || a == "--depfile") {
       if (i + 1 >= argc)
         return usageError(a + " needs a value");
@@ -220,9 +226,9 @@ std::vector<TargetDesc> targetsFor(const CompileOptions &o, const TracedKernel &
     softDenormals = *o.softDenormals;
   else if (kernel.impl_ && kernel.numerics() == Numerics::Portable)
     softDenormals = {false, true};
-  std::vector<bool> coopMatrix = o.coopMatrix;
+  std::vector<CompileOptions::CoopMatrix> coopMatrix = o.coopMatrix;
   if (kernel.impl_ && kernel.numerics() == Numerics::Portable)
-    coopMatrix = {false}; // portable dot sums in order on every target: the same code
+    coopMatrix = {CompileOptions::CoopMatrix::None}; // portable dot sums in order on every target: the same code
   std::vector<TargetDesc> targets;
   for (const std::string &t : o.targetNames) {
     if (t == "nvptx") {
@@ -230,9 +236,9 @@ std::vector<TargetDesc> targetsFor(const CompileOptions &o, const TracedKernel &
         targets.push_back(nvptxTarget(chip, o.ptxVersion));
     } else {
       for (uint32_t s : o.subgroups)
-        for (bool coop : coopMatrix)
+        for (CompileOptions::CoopMatrix coop : coopMatrix)
           for (bool soft : softDenormals)
-            targets.push_back(spirvTarget(s, soft, coop));
+            targets.push_back(spirvTarget(s, soft, coop != CompileOptions::CoopMatrix::None, coop == CompileOptions::CoopMatrix::Lanes));
     }
   }
   return targets;

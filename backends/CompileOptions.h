@@ -24,7 +24,8 @@ struct CompileOptions {
   uint32_t ptxVersion = 0;
   std::vector<uint32_t> subgroups;                // --subgroup-size
   std::optional<std::vector<bool>> softDenormals; // --denormals; unset: chosen per kernel
-  std::vector<bool> coopMatrix{false};            // --coopmat (portable kernels: never)
+  enum class CoopMatrix { None, Staged, Lanes };
+  std::vector<CoopMatrix> coopMatrix{CoopMatrix::None}; // --coopmat (portable kernels: never)
   std::vector<std::string> cxxFlags;              // -I... and -D... for the C++ compiler
 
   bool package() const { return !stage; }

@@ -57,8 +57,9 @@ TargetDesc nvptxTarget(std::string chip, uint32_t ptxVersion) {
   return TargetDesc{TargetKind::PTX, std::move(chip), ptxVersion, 32};
 }
 
-TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals, bool coopMatrix) {
-  std::string chip = coopMatrix ? std::string("vulkan1.3") + kCoopMatrixSuffix : std::string("vulkan1.1");
+TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals, bool coopMatrix, bool mmaLanes) {
+  std::string chip = coopMatrix ? std::string("vulkan1.3") + kCoopMatrixSuffix + (mmaLanes ? kMmaLanesSuffix : "")
+                                : std::string("vulkan1.1");
   return TargetDesc{TargetKind::SPIRV, chip + (softDenormals ? kSoftDenormalsSuffix : ""), 0, subgroupSize};
 }
 
@@ -101,11 +102,16 @@ Result<TargetDesc> validateTarget(const TargetDesc &target) {
     bool known = false;
     for (bool soft : {false, true})
       for (bool coop : {false, true})
-        known = known || t.chip == spirvTarget(1, soft, coop).chip;
+        for (bool lanes : {false, true})
+          known = known || (t.chip == spirvTarget(1, soft, coop, lanes).chip);
     if (!known)
-      return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1 or vulkan1.3" +
-                                                     kCoopMatrixSuffix + ", either followed by " + kSoftDenormalsSuffix +
+      return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1, vulkan1.3" +
+                                                     kCoopMatrixSuffix + " or vulkan1.3" + kCoopMatrixSuffix +
+                                                     kMmaLanesSuffix + ", each followed by " + kSoftDenormalsSuffix +
                                                      " or not");
+    if (hasMmaLanes(t.chip) && t.subgroupSize != 32)
+      return Status(StatusCode::InvalidArgument, std::string("the chip ") + t.chip + " places accumulators in 32 lanes; "
+                                                     "subgroup size " + std::to_string(t.subgroupSize) + " was asked");
     if (t.subgroupSize == 0 || t.subgroupSize > 128 || (t.subgroupSize & (t.subgroupSize - 1)))
       return Status(StatusCode::InvalidArgument, "subgroup size " + std::to_string(t.subgroupSize) +
                                                      " must be a power of two from 1 to 128");
@@ -118,7 +124,7 @@ namespace backend {
 std::unique_ptr<TargetInfo> createTargetInfo(const TargetDesc &target) {
   if (target.kind == TargetKind::PTX)
     return createNVPTXTargetInfo(target.chip);
-  return createSPIRVTargetInfo(target.subgroupSize, hasCoopMatrix(target.chip));
+  return createSPIRVTargetInfo(target.subgroupSize, hasCoopMatrix(target.chip), hasMmaLanes(target.chip));
 }
 } // namespace backend
 
@@ -216,6 +222,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     options.subgroupSize = target.subgroupSize;
     options.chip = target.chip;
     options.coopMatrix = target.kind == TargetKind::SPIRV && hasCoopMatrix(target.chip);
+    options.mmaLanes = target.kind == TargetKind::SPIRV && hasMmaLanes(target.chip);
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

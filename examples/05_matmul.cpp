@@ -91,7 +91,8 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   if (!writeDir.empty()) {
     std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
-    else targets.push_back(tessera::spirvTarget(32, false, true)); // cooperative matrices, where the device passes
+    else // cooperative matrices where the device passes their self-test; in registers where it found mma.sync's lanes
+      for (bool lanes : {false, true}) targets.push_back(tessera::spirvTarget(32, false, true, lanes));
     auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
     if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, act, portable, cfg), *all); !s) return fail("write", s);

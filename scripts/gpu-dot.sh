@@ -7,14 +7,14 @@ set -u
 S=.gpu-stage
 if [ -z "${out:-}" ]; then source "$(dirname "$0")/gpu-setup.sh" gpu-dot.log; fi
 status=0
-for backend in cuda vulkan; do
+for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
   echo "== 05_matmul and 06_flash_attention, TESSERA_BACKEND=$backend"
   for run in "200 130 300 --dtype=f16 --act=gelu" "65 17 33 --dtype=bf16 --act=relu --portable" \
              "1000 1000 1000 --dtype=bf16 --act=none" "4096 4096 4096 --dtype=f16 --act=none --repeat=10"; do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot $run --package-dir=$S/pkgs/example || status=1
   done
   # The sweep of block shapes (skip it with TESSERA_DOT_SWEEP=0).
-  for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4); do
+  for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4); do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$config \
       --package-dir=$S/pkgs/example || status=1
   done
@@ -45,5 +45,13 @@ echo "== instructions of the f16 matmul kernel's PTX (fma, mma, wgmma)"
 strings -n 4 $S/pkgs/example/matmul_f16_none_fast_64x64x32w4.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*|wgmma[.a-z0-9]*" | sort | uniq -c
 echo "== and of the f16 attention kernel (D 128, blocks 64 x 32)"
 strings -n 4 $S/pkgs/example/attention_f16_d128_fast_64x32.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*" | sort | uniq -c
+echo "== cooperative-matrix instructions in the f16 matmul package's SPIR-V (OpCooperativeMatrix*KHR words)"
+python3 - $S/pkgs/example/matmul_f16_none_fast_64x64x32w4.tspkg <<'PY' || status=1
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+for name, opcode, words in (("OpCooperativeMatrixLoadKHR", 4457, 6), ("OpCooperativeMatrixMulAddKHR", 4459, 6),
+                            ("OpCooperativeMatrixStoreKHR", 4458, 5)):
+    print(f"{name}: {data.count(struct.pack('<I', words << 16 | opcode))}")
+PY
 echo "== exit status $status"
 exit $status

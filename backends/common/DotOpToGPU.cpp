@@ -134,6 +134,114 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
   return SmallVector<Value>(loop.getResults());
 }
 
+/// tile.dot on cooperative matrices whose accumulator lanes are mma.sync's C fragments (fast
+/// mode; Vulkan devices whose self-test found that layout, chip ...+mma-lanes). The accumulator
+/// stays in registers in mmaAccumulatorLayout, as on the tensor-core path: the 16 x 16 block
+/// (p, jj) of subgroup w is its 16 x 8 blocks (p, 2jj) and (p, 2jj + 1), whose rows g and g + 8
+/// are tile rows 2p R + 8w + g and (2p + 1) R + 8w + g (R = threads / 4); a lane's 8 values go
+/// into a cooperative matrix and come back out by index (insert/extract_thread_local: element i
+/// at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2), as NVIDIA's driver places them). A is staged with its rows permuted
+/// so that each such block's 16 rows are contiguous (staged row (p W + w) 16 + 8h + g), B
+/// row-major; each k step loads every A and B block of the subgroup once.
+std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Location loc, const TileLowering &lw,
+                                                           tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
+  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
+  auto cType = cast<RankedTensorType>(op.getType());
+  const int64_t M = aType.getDimSize(0), K = aType.getDimSize(1), N = bType.getDimSize(1);
+  Type in = aType.getElementType(), accElem = cType.getElementType();
+  std::optional<TargetInfo::CoopMatrixShape> unit = lw.target.coopMatrixShape(in, accElem);
+  std::vector<int64_t> accShape{M, N};
+  if (lw.portable || !unit || !unit->mmaLanes || unit->m != 16 || unit->n != 16 || !lw.mmaShapes.count(accShape) ||
+      K % unit->k || N % unit->n || lw.target.subgroupSize() != 32)
+    return std::nullopt;
+  const int64_t bytes = (M * K + K * N) * (in.getIntOrFloatBitWidth() / 8);
+  if (lw.sharedBytes + bytes > unit->sharedLimit)
+    return std::nullopt;
+  auto func = cast<gpu::GPUFuncOp>(lw.kernel);
+  Value sa = lw.target.allocShared(r, loc, func, in, M * K);
+  Value sb = lw.target.allocShared(r, loc, func, in, K * N);
+  lw.sharedBytes += bytes;
+  BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
+  const int64_t W = lw.threads / 32, R = lw.threads / 4;
+
+  // Stage A (rows permuted) and B (row-major) in their own type.
+  lw.barrier(r, loc);
+  auto writeA = [&](OpBuilder &x, Location xl) {
+    auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
+    for (int64_t e = 0; e < la.perThread(); ++e) {
+      Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
+      Value q = arith::DivUIOp::create(x, xl, row, c(R));                          // row repetition 2p + h
+      Value w = arith::RemUIOp::create(x, xl, arith::DivUIOp::create(x, xl, row, c(8)), c(W)); // subgroup
+      Value block = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::DivUIOp::create(x, xl, q, c(2)), c(W)), w);
+      Value staged = arith::AddIOp::create(
+          x, xl, arith::MulIOp::create(x, xl, block, c(16)),
+          arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, q, c(2)), c(8)),
+                                arith::RemUIOp::create(x, xl, row, c(8))));
+      Value idx = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, staged, c(K)), col);
+      lw.target.storeShared(x, xl, sa, idx, a[e]);
+    }
+  };
+  if (Value owner = lw.ownerPredicate(r, loc, la))
+    scf::IfOp::create(r, loc, owner, [&](OpBuilder &ib, Location il) {
+      writeA(ib, il);
+      scf::YieldOp::create(ib, il);
+    });
+  else
+    writeA(r, loc);
+  writeTile(r, loc, lw, lb, b, {N, 1},
+            [&lw, sb](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, sb, idx, v); });
+  lw.barrier(r, loc);
+
+  MLIRContext *ctx = r.getContext();
+  auto aMat = gpu::MMAMatrixType::get({16, 16}, in, "AOp");
+  auto bMat = gpu::MMAMatrixType::get({16, 16}, in, "BOp");
+  auto cMat = gpu::MMAMatrixType::get({16, 16}, accElem, "COp");
+  auto ld = [&](int64_t v) { return IntegerAttr::get(IndexType::get(ctx), v); };
+  auto index = [&](Value v) -> Value { return arith::IndexCastOp::create(r, loc, r.getIndexType(), v); };
+  auto cidx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(r, loc, v); };
+  const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], blockCols = groups / 2;
+  // Accumulator element of (pair p, column group j, fragment index i) in the thread's order.
+  auto element = [&](int64_t p, int64_t j, int64_t i) { return ((2 * p + i / 2) * groups + j) * 2 + i % 2; };
+  // Element i of a lane's share of a 16 x 16 block (p, jj): fragment 2 (i / 4) + i % 2 (row half
+  // i / 4) of column group 2jj + (i / 2) % 2.
+  auto laneElement = [&](int64_t p, int64_t jj, int64_t i) {
+    return element(p, 2 * jj + (i / 2) % 2, 2 * (i / 4) + i % 2);
+  };
+  Value warp = arith::DivUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 32));
+  Value zero = arith::ConstantOp::create(r, loc, r.getZeroAttr(accElem));
+  SmallVector<Value> cm; // block (p, jj) at p * blockCols + jj
+  for (int64_t p = 0; p < pairs; ++p)
+    for (int64_t jj = 0; jj < blockCols; ++jj) {
+      Value m = gpu::SubgroupMmaConstantMatrixOp::create(r, loc, cMat, zero);
+      for (int64_t i = 0; i < 8; ++i)
+        m = gpu::SubgroupMmaInsertThreadLocalOp::create(r, loc, cMat, acc[laneElement(p, jj, i)], m, ValueRange{cidx(i)});
+      cm.push_back(m);
+    }
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    SmallVector<Value> am, bm;
+    for (int64_t p = 0; p < pairs; ++p) { // staged rows (p W + w) 16 ..
+      Value block = arith::AddIOp::create(r, loc, warp, lw.i32(r, loc, p * W));
+      Value at = arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, block, lw.i32(r, loc, 16 * K)),
+                                       lw.i32(r, loc, k0));
+      am.push_back(gpu::SubgroupMmaLoadMatrixOp::create(r, loc, aMat, sa, ValueRange{index(at)}, ld(K), UnitAttr()));
+    }
+    for (int64_t jj = 0; jj < blockCols; ++jj)
+      bm.push_back(gpu::SubgroupMmaLoadMatrixOp::create(r, loc, bMat, sb, ValueRange{cidx(k0 * N + 16 * jj)}, ld(N),
+                                                        UnitAttr()));
+    for (int64_t p = 0; p < pairs; ++p)
+      for (int64_t jj = 0; jj < blockCols; ++jj)
+        cm[p * blockCols + jj] =
+            gpu::SubgroupMmaComputeOp::create(r, loc, cMat, am[p], bm[jj], cm[p * blockCols + jj], UnitAttr(), UnitAttr());
+  }
+  SmallVector<Value> out(acc.begin(), acc.end());
+  for (int64_t p = 0; p < pairs; ++p)
+    for (int64_t jj = 0; jj < blockCols; ++jj)
+      for (int64_t i = 0; i < 8; ++i)
+        out[laneElement(p, jj, i)] = gpu::SubgroupMmaExtractThreadLocalOp::create(r, loc, accElem, cm[p * blockCols + jj],
+                                                                                  ValueRange{cidx(i)});
+  return out;
+}
+
 /// tile.dot on cooperative matrices (fast mode; Vulkan). Their lane layout is the driver's, so
 /// everything goes through shared memory: A and B row-major in their own type and the
 /// accumulator row-major in its type; each subgroup takes the m x n blocks of the result
@@ -221,6 +329,11 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     if (std::optional<SmallVector<Value>> viaUnits =
             lowerWithMatrixUnits(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
       r.replaceOpWithMultiple(op, {ValueRange(*viaUnits)});
+      return success();
+    }
+    if (std::optional<SmallVector<Value>> viaLanes =
+            lowerWithCoopMatrixLanes(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
+      r.replaceOpWithMultiple(op, {ValueRange(*viaLanes)});
       return success();
     }
     if (std::optional<SmallVector<Value>> viaCoop =

@@ -30,6 +30,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"", "NVPTX chip">,
     Option<"coopMatrix", "coop-matrix", "bool", /*default=*/"false",
            "SPIR-V: fast-mode dot on cooperative matrices (chip vulkan1.3+coopmat)">,
+    Option<"mmaLanes", "mma-lanes", "bool", /*default=*/"false",
+           "SPIR-V with coop-matrix: accumulators in registers as mma.sync's fragments (chip ...+mma-lanes)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];

@@ -96,6 +96,11 @@ public:
     int64_t m = 0, n = 0, k = 0;
     /// Shared memory the staged operands and accumulator may take, else the FMA path runs.
     int64_t sharedLimit = 0;
+    /// The device keeps a 32-lane subgroup's m x n = 16 x 16 f32 accumulator as mma.sync's C
+    /// fragments (lane 4g + t, element i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2)):
+    /// accumulators then stay in registers in mmaAccumulatorLayout and only A and B go through
+    /// shared memory.
+    bool mmaLanes = false;
   };
   virtual std::optional<CoopMatrixShape> coopMatrixShape(mlir::Type in, mlir::Type acc) const;
 

@@ -153,8 +153,10 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       auto a = cast<RankedTensorType>(dot.getA().getType());
       auto c = cast<RankedTensorType>(dot.getType());
       std::optional<TargetInfo::MmaShape> unit = target.mmaShape(a.getElementType(), c.getElementType());
-      if (unit && target.subgroupSize() == 32 && a.getDimSize(1) % unit->k == 0 &&
-          fitsMmaAccumulatorLayout(c.getShape(), threads))
+      std::optional<TargetInfo::CoopMatrixShape> coop = target.coopMatrixShape(a.getElementType(), c.getElementType());
+      const bool units = unit && a.getDimSize(1) % unit->k == 0;
+      const bool lanes = coop && coop->mmaLanes && a.getDimSize(1) % coop->k == 0 && c.getDimSize(1) % coop->n == 0;
+      if ((units || lanes) && target.subgroupSize() == 32 && fitsMmaAccumulatorLayout(c.getShape(), threads))
         lowering.mmaShapes[std::vector<int64_t>(c.getShape().begin(), c.getShape().end())] = true;
     });
   TileTypeConverter converter(lowering);
@@ -193,7 +195,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     if (target == "nvptx") {
       desc = nvptxTarget(chip);
     } else if (target == "spirv") {
-      desc = spirvTarget(subgroupSize, hasSoftDenormals(chip), coopMatrix);
+      desc = spirvTarget(subgroupSize, hasSoftDenormals(chip), coopMatrix, coopMatrix && mmaLanes);
     } else {
       module.emitError() << "unknown target '" << target << "'; use nvptx or spirv";
       return signalPassFailure();

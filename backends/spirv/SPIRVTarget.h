@@ -21,7 +21,8 @@ class TargetEnvAttr;
 namespace tessera::backend {
 
 /// `coopMatrix`: SPIR-V 1.6 with cooperative matrices for fast-mode f16 dot (chip vulkan1.3+coopmat).
-std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix);
+/// `mmaLanes`: accumulators in registers as mma.sync's C fragments (chip ...+mma-lanes).
+std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix, bool mmaLanes);
 void registerSPIRVLoweringDialects(mlir::DialectRegistry &registry);
 /// Dialects, interfaces and passes the SPIR-V pipeline needs.
 void registerSPIRVBackend(mlir::DialectRegistry &registry);

@@ -61,7 +61,8 @@ namespace {
 
 class SPIRVTargetInfo final : public TargetInfo {
 public:
-  SPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix) : subgroupSize_(subgroupSize), coopMatrix_(coopMatrix) {}
+  SPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix, bool mmaLanes)
+      : subgroupSize_(subgroupSize), coopMatrix_(coopMatrix), mmaLanes_(mmaLanes) {}
 
   uint32_t subgroupSize() const override { return subgroupSize_; }
 
@@ -124,7 +125,7 @@ public:
     // 48 KiB of shared memory: what NVIDIA gives a Vulkan compute shader, the least among them.
     if (!coopMatrix_ || !in.isF16() || !acc.isF32())
       return std::nullopt;
-    return CoopMatrixShape{16, 16, 16, 48 * 1024};
+    return CoopMatrixShape{16, 16, 16, 48 * 1024, mmaLanes_ && subgroupSize_ == 32};
   }
 
   Value atomic(OpBuilder &b, Location loc, tile::AtomicKind kind, tile::MemoryOrder order, Value buffer, Value index,
@@ -144,13 +145,13 @@ public:
 
 private:
   uint32_t subgroupSize_;
-  bool coopMatrix_;
+  bool coopMatrix_, mmaLanes_;
 };
 
 } // namespace
 
-std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix) {
-  return std::make_unique<SPIRVTargetInfo>(subgroupSize, coopMatrix);
+std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix, bool mmaLanes) {
+  return std::make_unique<SPIRVTargetInfo>(subgroupSize, coopMatrix, mmaLanes);
 }
 
 } // namespace tessera::backend

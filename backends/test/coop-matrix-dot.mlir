@@ -5,7 +5,10 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv coop-matrix=1" | FileCheck %s --check-prefix=GPU
 // RUN: %tessera compile %s --emit=spirv-mlir --coopmat=yes | FileCheck %s --check-prefix=SPV
 // RUN: %tessera compile %s --emit=spirv-mlir | FileCheck %s --check-prefix=PLAIN
-// RUN: %tessera compile %s -o %t.tspkg --target=spirv --coopmat=both && test -s %t.tspkg
+// RUN: %tessera compile %s -o %t.tspkg --target=spirv --coopmat=all && test -s %t.tspkg
+// RUN: %tessera compile %s --emit=spirv-mlir --coopmat=lanes | FileCheck %s --check-prefix=LANES
+// RUN: not %tessera compile %s --emit=spirv-mlir --coopmat=lanes --subgroup-size=16 2>&1 | FileCheck %s --check-prefix=LANES16
+// RUN: not %tessera compile %s --emit=spirv-mlir --coopmat=sometimes 2>&1 | FileCheck %s --check-prefix=BAD
 
 // GPU-LABEL: gpu.func @mm
 // GPU: gpu.barrier
@@ -26,6 +29,15 @@
 // SPV: spirv.KHR.CooperativeMatrixMulAdd
 // SPV: spirv.KHR.CooperativeMatrixMulAdd
 // SPV: spirv.KHR.CooperativeMatrixStore
+
+// With the accumulator lanes as mma.sync's fragments (chip vulkan1.3+coopmat+mma-lanes) only A
+// and B are staged (f16); each lane's 8 accumulator values go into and out of the matrices.
+// LANES-NOT: !spirv.array<2048 x f32>
+// LANES: spirv.CompositeInsert {{.*}} : f32 into !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// LANES: spirv.KHR.CooperativeMatrixMulAdd
+// LANES: spirv.CompositeExtract {{.*}} : !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// LANES16: the chip vulkan1.3+coopmat+mma-lanes places accumulators in 32 lanes; subgroup size 16 was asked
+// BAD: --coopmat wants no, yes, lanes, both or all; got 'sometimes'
 
 // PLAIN: spirv.module {{.*}} Logical GLSL450 requires #spirv.vce<v1.0
 // PLAIN-NOT: CooperativeMatrix

@@ -19,7 +19,8 @@ using namespace tessera::test;
 
 namespace {
 
-constexpr uint32_t kCapCoopMatrix = 6022, kOpCapability = 17, kOpMulAdd = 4459;
+constexpr uint32_t kCapCoopMatrix = 6022, kOpCapability = 17, kOpMulAdd = 4459, kOpCompositeExtract = 81,
+                   kOpCompositeInsert = 82;
 
 /// How often `opcode` occurs (with `operand` as its first operand, when given).
 size_t countOps(const std::vector<uint32_t> &words, uint32_t opcode, std::optional<uint32_t> operand = {}) {
@@ -50,6 +51,17 @@ TEST_CASE("fast f16 dots on the chip vulkan1.3+coopmat run on cooperative matric
   CHECK(countOps(spirvWords(plain), kOpCapability, kCapCoopMatrix) == 0);
   CHECK(spirvWords(plain)[1] < 0x00010400u);
 
+  // With the accumulator lanes as mma.sync's (chip ...+mma-lanes): the accumulator stays in
+  // registers (8 values in and out of each block's matrix), only A and B are staged.
+  Artifact lanes = require(compileArtifact(fast, spirvTarget(32, false, true, true)), "compile");
+  CHECK(lanes.target.chip == "vulkan1.3+coopmat+mma-lanes");
+  std::vector<uint32_t> laneWords = spirvWords(lanes);
+  // 64 x 64 over 4 subgroups: each holds one 16-row pair of 4 blocks of 16 columns, 2 k steps.
+  CHECK(countOps(laneWords, kOpMulAdd) == 4 * 2);
+  CHECK(countOps(laneWords, kOpCompositeInsert) >= 4 * 8);
+  CHECK(countOps(laneWords, kOpCompositeExtract) >= 4 * 8);
+  CHECK(lanes.sharedMemBytes < coop.sharedMemBytes);
+
   // Portable dots keep their order, f32 and i8 have no cooperative shape here: no matrices.
   for (const TracedKernel &k : {require(traceMatmul<f16, float>(64, 64, 32, Numerics::Portable), "trace"),
                                 require(traceMatmul<float, float>(32, 32, 16, Numerics::Fast), "trace"),
@@ -68,10 +80,17 @@ TEST_CASE("the chips with cooperative matrices are known targets; others are ref
   for (bool soft : {false, true})
     for (bool coop : {false, true})
       CHECK(validateTarget(spirvTarget(16, soft, coop)).ok());
+  CHECK(hasMmaLanes(spirvTarget(32, false, true, true).chip));
+  CHECK_FALSE(hasMmaLanes(spirvTarget(32, false, true).chip));
   CHECK(spirvTarget(32, true, true).chip == "vulkan1.3+coopmat+soft-denormals");
   CHECK(hasCoopMatrix(spirvTarget(32, true, true).chip));
   CHECK(hasSoftDenormals(spirvTarget(32, true, true).chip));
   CHECK_FALSE(hasCoopMatrix(spirvTarget(32, true, false).chip));
+  CHECK(validateTarget(spirvTarget(32, true, true, true)).ok());
+  CHECK(spirvTarget(32, true, true, true).chip == "vulkan1.3+coopmat+mma-lanes+soft-denormals");
+  Result<TargetDesc> lanes16 = validateTarget(spirvTarget(16, false, true, true));
+  REQUIRE_FALSE(lanes16.ok());
+  CHECK(contains(lanes16.status().message(), "32 lanes"));
   Result<TargetDesc> bad = validateTarget(TargetDesc{TargetKind::SPIRV, "vulkan1.1+coopmat", 0, 32});
   REQUIRE_FALSE(bad.ok());
   CHECK(contains(bad.status().message(), "vulkan1.3+coopmat"));
@@ -85,15 +104,20 @@ TEST_CASE("the runtime's cooperative-matrix self-test shader is well-formed SPIR
     mlir::OwningOpRef<mlir::spirv::ModuleOp> module = mlir::spirv::deserialize(words, &ctx);
     REQUIRE_MESSAGE(module, "subgroup " << subgroup);
     CHECK(mlir::succeeded(mlir::verify(module->getOperation())));
-    size_t loads = 0, mulAdds = 0, stores = 0;
+    size_t loads = 0, mulAdds = 0, stores = 0, lengths = 0, extracts = 0;
     module->walk([&](mlir::Operation *op) {
       loads += mlir::isa<mlir::spirv::KHRCooperativeMatrixLoadOp>(op);
       mulAdds += mlir::isa<mlir::spirv::KHRCooperativeMatrixMulAddOp>(op);
       stores += mlir::isa<mlir::spirv::KHRCooperativeMatrixStoreOp>(op);
+      lengths += mlir::isa<mlir::spirv::KHRCooperativeMatrixLengthOp>(op);
+      if (auto e = mlir::dyn_cast<mlir::spirv::CompositeExtractOp>(op))
+        extracts += mlir::isa<mlir::spirv::CooperativeMatrixType>(e.getComposite().getType());
     });
-    CHECK(loads == 3);
+    CHECK(loads == 4); // A, B, C and the index matrix X
     CHECK(mulAdds == 1);
     CHECK(stores == 1);
+    CHECK(lengths == 1);
+    CHECK(extracts == 256 / subgroup); // every element of one invocation's share of X
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os);
@@ -119,8 +143,9 @@ TEST_CASE("each Vulkan device runs cooperative-matrix code only where its self-t
       MESSAGE(dev->describe() << ": " << units);
       CHECK((usable || units.rfind("none: ", 0) == 0));
       CHECK(hasCoopMatrix(dev->target().chip) == usable);
-      Result<Package> both = compile(std::span<const TracedKernel>(&fast, 1),
-                                     std::vector<TargetDesc>{spirvTarget(subgroup), spirvTarget(subgroup, false, true)});
+      std::vector<TargetDesc> targets{spirvTarget(subgroup), spirvTarget(subgroup, false, true)};
+      if (subgroup == 32) targets.push_back(spirvTarget(32, false, true, true));
+      Result<Package> both = compile(std::span<const TracedKernel>(&fast, 1), targets);
       Result<Package> coopOnly = compile(fast, spirvTarget(subgroup, false, true));
       REQUIRE(both.ok());
       REQUIRE(coopOnly.ok());

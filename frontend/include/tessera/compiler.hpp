@@ -36,7 +36,10 @@ TargetDesc nvptxTarget(std::string chip = "sm_90", uint32_t ptxVersion = 0);
 /// With `coopMatrix` (chip "vulkan1.3+coopmat"): SPIR-V 1.6 for Vulkan 1.3+, and fast-mode `dot`
 /// on f16 uses cooperative matrices (VK_KHR_cooperative_matrix, 16 x 16 x 16 steps);
 /// `Device::target()` asks for it where the device reports that shape and passes the self-test.
-TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals = false, bool coopMatrix = false);
+/// With `mmaLanes` too (chip "vulkan1.3+coopmat+mma-lanes", subgroup size 32): accumulators stay in
+/// registers, placed as mma.sync's C fragments, which the device's self-test must have found.
+TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals = false, bool coopMatrix = false,
+                       bool mmaLanes = false);
 
 /// Checks a target before LLVM sees it (LLVM aborts the process on an unsupported PTX version
 /// or chip); the error says which chips or versions would work. Also resolves ptxVersion 0.

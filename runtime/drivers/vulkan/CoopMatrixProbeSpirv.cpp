@@ -14,13 +14,15 @@ enum Op : uint32_t {
   OpExtension = 10, OpMemoryModel = 14, OpEntryPoint = 15, OpExecutionMode = 16, OpCapability = 17,
   OpTypeVoid = 19, OpTypeInt = 21, OpTypeFloat = 22, OpTypeRuntimeArray = 29, OpTypeStruct = 30,
   OpTypePointer = 32, OpTypeFunction = 33, OpConstant = 43, OpFunction = 54, OpFunctionEnd = 56,
-  OpVariable = 59, OpAccessChain = 65, OpDecorate = 71, OpMemberDecorate = 72, OpLabel = 248, OpReturn = 253,
+  OpVariable = 59, OpLoad = 61, OpStore = 62, OpAccessChain = 65, OpDecorate = 71, OpMemberDecorate = 72,
+  OpCompositeExtract = 81, OpConvertUToF = 112, OpIAdd = 128, OpIMul = 132, OpLabel = 248, OpReturn = 253,
   OpTypeCooperativeMatrixKHR = 4456, OpCooperativeMatrixLoadKHR = 4457, OpCooperativeMatrixStoreKHR = 4458,
-  OpCooperativeMatrixMulAddKHR = 4459,
+  OpCooperativeMatrixMulAddKHR = 4459, OpCooperativeMatrixLengthKHR = 4460,
 };
 constexpr uint32_t kCapShader = 1, kCapFloat16 = 9, kCapStorageBuffer16BitAccess = 4433, kCapCoopMatrix = 6022;
-constexpr uint32_t kDecBlock = 2, kDecArrayStride = 6, kDecBinding = 33, kDecDescriptorSet = 34, kDecOffset = 35;
-constexpr uint32_t kStorageBuffer = 12, kGLCompute = 5, kLocalSize = 17;
+constexpr uint32_t kDecBlock = 2, kDecArrayStride = 6, kDecBuiltIn = 11, kDecBinding = 33, kDecDescriptorSet = 34,
+                   kDecOffset = 35;
+constexpr uint32_t kStorageBuffer = 12, kInput = 1, kGLCompute = 5, kLocalSize = 17, kLocalInvocationIndex = 29;
 constexpr uint32_t kRowMajor = 0, kUseA = 0, kUseB = 1, kUseAcc = 2, kScopeSubgroup = 3;
 
 class Writer {
@@ -52,20 +54,27 @@ private:
 } // namespace
 
 std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize) {
+  const uint32_t perLane = 256 / subgroupSize; // the elements each invocation holds, if spread evenly
   Writer w;
   const uint32_t tVoid = w.id(), tFn = w.id(), tU32 = w.id(), tF16 = w.id(), tF32 = w.id();
   const uint32_t tArr16 = w.id(), tArr32 = w.id(), tS16 = w.id(), tS32 = w.id();
-  const uint32_t tPS16 = w.id(), tPS32 = w.id(), tP16 = w.id(), tP32 = w.id();
-  const uint32_t c0 = w.id(), c16 = w.id(), cScope = w.id(), cUseA = w.id(), cUseB = w.id(), cUseAcc = w.id();
+  const uint32_t tPS16 = w.id(), tPS32 = w.id(), tP16 = w.id(), tP32 = w.id(), tPIn = w.id();
+  const uint32_t c0 = w.id(), c1 = w.id(), c16 = w.id(), cPer = w.id(), cScope = w.id(), cUseA = w.id(),
+                 cUseB = w.id(), cUseAcc = w.id();
   const uint32_t tA = w.id(), tB = w.id(), tC = w.id();
-  const uint32_t vA = w.id(), vB = w.id(), vC = w.id(), fMain = w.id(), label = w.id();
-  const uint32_t pA = w.id(), pB = w.id(), pC = w.id(), mA = w.id(), mB = w.id(), mC = w.id(), mD = w.id();
+  const uint32_t vA = w.id(), vB = w.id(), vC = w.id(), vX = w.id(), vL = w.id(), vLane = w.id();
+  const uint32_t fMain = w.id(), label = w.id();
+  const uint32_t pA = w.id(), pB = w.id(), pC = w.id(), pX = w.id(), mA = w.id(), mB = w.id(), mC = w.id(),
+                 mD = w.id(), mX = w.id();
+  const uint32_t lane = w.id(), laneBase = w.id(), base = w.id(), length = w.id(), lengthF = w.id(), pLen = w.id();
+  std::vector<uint32_t> cIndex(perLane);
+  for (uint32_t &c : cIndex) c = w.id();
 
   for (uint32_t cap : {kCapShader, kCapFloat16, kCapStorageBuffer16BitAccess, kCapCoopMatrix})
     w.op(OpCapability, {cap});
   w.op(OpExtension, {}, "SPV_KHR_cooperative_matrix");
   w.op(OpMemoryModel, {0 /*Logical*/, 1 /*GLSL450*/});
-  w.op(OpEntryPoint, {kGLCompute, fMain}, kCoopMatrixProbeEntry, {vA, vB, vC}); // 1.4+: every global used
+  w.op(OpEntryPoint, {kGLCompute, fMain}, kCoopMatrixProbeEntry, {vA, vB, vC, vX, vL, vLane}); // 1.4+: every global
   w.op(OpExecutionMode, {fMain, kLocalSize, subgroupSize, 1, 1});
   w.op(OpDecorate, {tArr16, kDecArrayStride, 2});
   w.op(OpDecorate, {tArr32, kDecArrayStride, 4});
@@ -73,11 +82,12 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize) {
   w.op(OpMemberDecorate, {tS32, 0, kDecOffset, 0});
   w.op(OpDecorate, {tS16, kDecBlock});
   w.op(OpDecorate, {tS32, kDecBlock});
-  const uint32_t vars[] = {vA, vB, vC};
-  for (uint32_t b = 0; b < 3; ++b) {
+  const uint32_t vars[] = {vA, vB, vC, vX, vL};
+  for (uint32_t b = 0; b < 5; ++b) {
     w.op(OpDecorate, {vars[b], kDecDescriptorSet, 0});
     w.op(OpDecorate, {vars[b], kDecBinding, b});
   }
+  w.op(OpDecorate, {vLane, kDecBuiltIn, kLocalInvocationIndex});
   w.op(OpTypeVoid, {tVoid});
   w.op(OpTypeFunction, {tFn, tVoid});
   w.op(OpTypeInt, {tU32, 32, 0});
@@ -91,20 +101,28 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize) {
   w.op(OpTypePointer, {tPS32, kStorageBuffer, tS32});
   w.op(OpTypePointer, {tP16, kStorageBuffer, tF16});
   w.op(OpTypePointer, {tP32, kStorageBuffer, tF32});
+  w.op(OpTypePointer, {tPIn, kInput, tU32});
   w.op(OpConstant, {tU32, c0, 0});
+  w.op(OpConstant, {tU32, c1, 1});
   w.op(OpConstant, {tU32, c16, 16});
+  w.op(OpConstant, {tU32, cPer, perLane});
   w.op(OpConstant, {tU32, cScope, kScopeSubgroup});
   w.op(OpConstant, {tU32, cUseA, kUseA});
   w.op(OpConstant, {tU32, cUseB, kUseB});
   w.op(OpConstant, {tU32, cUseAcc, kUseAcc});
+  for (uint32_t i = 0; i < perLane; ++i) w.op(OpConstant, {tU32, cIndex[i], i});
   w.op(OpTypeCooperativeMatrixKHR, {tA, tF16, cScope, c16, c16, cUseA});
   w.op(OpTypeCooperativeMatrixKHR, {tB, tF16, cScope, c16, c16, cUseB});
   w.op(OpTypeCooperativeMatrixKHR, {tC, tF32, cScope, c16, c16, cUseAcc});
   w.op(OpVariable, {tPS16, vA, kStorageBuffer});
   w.op(OpVariable, {tPS16, vB, kStorageBuffer});
   w.op(OpVariable, {tPS32, vC, kStorageBuffer});
+  w.op(OpVariable, {tPS32, vX, kStorageBuffer});
+  w.op(OpVariable, {tPS32, vL, kStorageBuffer});
+  w.op(OpVariable, {tPIn, vLane, kInput});
   w.op(OpFunction, {tVoid, fMain, 0 /*None*/, tFn});
   w.op(OpLabel, {label});
+  // D = A x B + C, stored over C.
   w.op(OpAccessChain, {tP16, pA, vA, c0, c0});
   w.op(OpAccessChain, {tP16, pB, vB, c0, c0});
   w.op(OpAccessChain, {tP32, pC, vC, c0, c0});
@@ -115,6 +133,24 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize) {
   w.op(OpCooperativeMatrixLoadKHR, {tC, mC, pC, c0, c16});
   w.op(OpCooperativeMatrixMulAddKHR, {tC, mD, mA, mB, mC});
   w.op(OpCooperativeMatrixStoreKHR, {pC, mD, c0, c16});
+  // Where an accumulator's elements live: L[0] = this invocation's element count, then element i
+  // of invocation `lane` of the matrix X (X[r][c] = 16 r + c) at L[1 + lane * perLane + i].
+  w.op(OpAccessChain, {tP32, pX, vX, c0, c0});
+  w.op(OpCooperativeMatrixLoadKHR, {tC, mX, pX, c0, c16});
+  w.op(OpCooperativeMatrixLengthKHR, {tU32, length, tC});
+  w.op(OpConvertUToF, {tF32, lengthF, length});
+  w.op(OpAccessChain, {tP32, pLen, vL, c0, c0});
+  w.op(OpStore, {pLen, lengthF});
+  w.op(OpLoad, {tU32, lane, vLane});
+  w.op(OpIMul, {tU32, laneBase, lane, cPer});
+  w.op(OpIAdd, {tU32, base, laneBase, c1});
+  for (uint32_t i = 0; i < perLane; ++i) {
+    const uint32_t at = w.id(), ptr = w.id(), value = w.id();
+    w.op(OpIAdd, {tU32, at, base, cIndex[i]});
+    w.op(OpAccessChain, {tP32, ptr, vL, c0, at});
+    w.op(OpCompositeExtract, {tF32, value, mX, i});
+    w.op(OpStore, {ptr, value});
+  }
   w.op(OpReturn, {});
   w.op(OpFunctionEnd, {});
   return w.finish();

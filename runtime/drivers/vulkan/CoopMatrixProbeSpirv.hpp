@@ -14,7 +14,10 @@ inline constexpr const char *kCoopMatrixProbeEntry = "coop_matrix_probe";
 /// A SPIR-V 1.6 compute shader of one subgroup (`subgroupSize` invocations) that computes
 /// D = A x B + C for 16 x 16 matrices with cooperative matrices (16 x 16 x 16, f16 x f16 + f32 ->
 /// f32, subgroup scope): A row-major f16 at binding 0, B row-major f16 at binding 1, C row-major
-/// f32 at binding 2, overwritten with D.
+/// f32 at binding 2, overwritten with D. It also shows where an accumulator's elements live: it
+/// loads the f32 matrix X (binding 3, row-major) and writes to L (binding 4, f32) the element
+/// count of one invocation at L[0] and element i of invocation `lane` at
+/// L[1 + lane * (256 / subgroupSize) + i].
 std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize);
 
 } // namespace tessera::vulkan

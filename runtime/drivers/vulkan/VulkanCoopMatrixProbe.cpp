@@ -9,6 +9,7 @@
 #include "vulkan/CoopMatrixProbeSpirv.hpp"
 #include "tessera/runtime/Half.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -23,7 +24,7 @@ const CoopMatrixCheck &VulkanDevice::coopMatrixCheck() {
   std::lock_guard<std::recursive_mutex> lock(probeLock_);
   if (!coopMatrixCheck_) {
     // Set first, so that a re-entrant call (the probe's own load makes none) cannot recurse.
-    coopMatrixCheck_ = CoopMatrixCheck{false, "none: the self-test is still running"};
+    coopMatrixCheck_ = CoopMatrixCheck{false, false, "none: the self-test is still running"};
     coopMatrixCheck_ = runCoopMatrixProbe();
   }
   return *coopMatrixCheck_;
@@ -32,21 +33,22 @@ const CoopMatrixCheck &VulkanDevice::coopMatrixCheck() {
 CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
   const ShaderFeatures &f = features();
   if (physical_.apiVersion < VK_API_VERSION_1_3)
-    return {false, "none: cooperative matrices need Vulkan 1.3 (SPIR-V 1.6); " + name() + " has " +
+    return {false, false, "none: cooperative matrices need Vulkan 1.3 (SPIR-V 1.6); " + name() + " has " +
                        formatVulkanVersion(physical_.apiVersion)};
   if (!physical_.extensions.count(kCoopMatrixExtension))
-    return {false, std::string("none: ") + kCoopMatrixExtension + " is not offered"};
-  if (!f.coopMatrix) return {false, std::string("none: ") + kCoopMatrixExtension + " is offered without its feature"};
+    return {false, false, std::string("none: ") + kCoopMatrixExtension + " is not offered"};
+  if (!f.coopMatrix) return {false, false, std::string("none: ") + kCoopMatrixExtension + " is offered without its feature"};
   if (!f.coopMatrixF16)
-    return {false, std::string("none: ") + kCoopMatrixExtension + " does not report " + kShape + " at subgroup scope"};
+    return {false, false, std::string("none: ") + kCoopMatrixExtension + " does not report " + kShape + " at subgroup scope"};
   if (!f.float16 || !f.storage16)
-    return {false, "none: the self-test needs shaderFloat16 and storageBuffer16BitAccess"};
-  auto fail = [](const std::string &why) { return CoopMatrixCheck{false, "none: the self-test " + why}; };
+    return {false, false, "none: the self-test needs shaderFloat16 and storageBuffer16BitAccess"};
+  auto fail = [](const std::string &why) { return CoopMatrixCheck{false, false, "none: the self-test " + why}; };
 
   KernelEntry kernel;
   kernel.name = kCoopMatrixProbeEntry;
   kernel.args = {{"a", ArgKind::Buffer, DType::F16, 0}, {"b", ArgKind::Buffer, DType::F16, 1},
-                 {"c", ArgKind::Buffer, DType::F32, 2}};
+                 {"c", ArgKind::Buffer, DType::F32, 2}, {"x", ArgKind::Buffer, DType::F32, 3},
+                 {"lanes", ArgKind::Buffer, DType::F32, 4}};
   const uint32_t subgroup = physical_.info.info.subgroupSize;
   Artifact artifact;
   artifact.target = {TargetKind::SPIRV, std::string("vulkan1.3") + kCoopMatrixSuffix, 0, subgroup};
@@ -77,18 +79,30 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
       for (int k = 0; k < kN; ++k) sum += fa[i * kN + k] * fb[k * kN + j];
       expect[i * kN + j] = sum;
     }
-  VulkanBuffer da(*this), db(*this), dc(*this);
-  for (VulkanBuffer *buf : {&da, &db})
-    if (Status s = buf->init(sizeof a); !s) return fail("could not allocate: " + s.message());
-  if (Status s = dc.init(sizeof c); !s) return fail("could not allocate: " + s.message());
-  if (Status s = da.upload(a, sizeof a, 0); !s) return fail("could not upload: " + s.message());
-  if (Status s = db.upload(b, sizeof b, 0); !s) return fail("could not upload: " + s.message());
-  if (Status s = dc.upload(c, sizeof c, 0); !s) return fail("could not upload: " + s.message());
-  const detail::LaunchArg args[3] = {
-      {&kernel.args[0], &da, nullptr}, {&kernel.args[1], &db, nullptr}, {&kernel.args[2], &dc, nullptr}};
+  // X[r][c] = 16 r + c shows which elements each invocation holds; L starts as NaN.
+  const uint32_t perLane = kN * kN / subgroup;
+  float x[kN * kN];
+  for (int i = 0; i < kN * kN; ++i) x[i] = float(i);
+  std::vector<float> lanes(1 + size_t(subgroup) * perLane, std::nanf(""));
+  VulkanBuffer da(*this), db(*this), dc(*this), dx(*this), dl(*this);
+  struct Init {
+    VulkanBuffer *buffer;
+    const void *data;
+    size_t bytes;
+  };
+  for (Init in : {Init{&da, a, sizeof a}, Init{&db, b, sizeof b}, Init{&dc, c, sizeof c}, Init{&dx, x, sizeof x},
+                  Init{&dl, lanes.data(), lanes.size() * sizeof(float)}}) {
+    if (Status s = in.buffer->init(in.bytes); !s) return fail("could not allocate: " + s.message());
+    if (Status s = in.buffer->upload(in.data, in.bytes, 0); !s) return fail("could not upload: " + s.message());
+  }
+  const detail::LaunchArg args[5] = {{&kernel.args[0], &da, nullptr}, {&kernel.args[1], &db, nullptr},
+                                     {&kernel.args[2], &dc, nullptr}, {&kernel.args[3], &dx, nullptr},
+                                     {&kernel.args[4], &dl, nullptr}};
   if (Status s = (*probe)->launch(defaultStream(), {1, 1, 1}, args); !s) return fail("could not run: " + s.message());
   if (Status s = defaultStream().synchronize(); !s) return fail("could not run: " + s.message());
   if (Status s = dc.download(got, sizeof got, 0); !s) return fail("could not download: " + s.message());
+  if (Status s = dl.download(lanes.data(), lanes.size() * sizeof(float), 0); !s)
+    return fail("could not download: " + s.message());
   int wrong = 0, first = -1;
   for (int i = 0; i < kN * kN; ++i)
     if (std::memcmp(&got[i], &expect[i], sizeof(float)) != 0 && wrong++ == 0) first = i;
@@ -96,7 +110,28 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
     return fail("computed " + std::to_string(wrong) + " of 256 elements wrong (first: row " + std::to_string(first / kN) +
                 ", column " + std::to_string(first % kN) + ": " + std::to_string(got[first]) + " instead of " +
                 std::to_string(expect[first]) + ")");
-  return {true, std::string("cooperative matrices: self-test passed (") + kShape + ")"};
+  // Do the accumulator's elements sit where mma.sync keeps its C fragments?
+  bool mmaLanes = subgroup == 32 && lanes[0] == float(perLane);
+  for (uint32_t lane = 0; lane < subgroup && mmaLanes; ++lane)
+    for (uint32_t i = 0; i < perLane && mmaLanes; ++i) {
+      const uint32_t g = lane / 4, t = lane % 4;
+      const float want = float((g + 8 * (i / 4)) * kN + 2 * t + i % 2 + 8 * ((i / 2) % 2));
+      mmaLanes = lanes[1 + lane * perLane + i] == want;
+    }
+  std::string where = mmaLanes ? "accumulator lanes as mma.sync's fragments" : "accumulator lanes: ";
+  if (!mmaLanes) { // what the device does instead, for the report: invocations 0, 1 and 4
+    where += std::to_string(lanes[0]) + " per invocation;";
+    for (uint32_t lane : {0u, 1u, 4u})
+      if (lane < subgroup) {
+        where += " " + std::to_string(lane) + ":";
+        for (uint32_t i = 0; i < perLane && i < 8; ++i) {
+          const float v = lanes[1 + lane * perLane + i];
+          where += v == v ? " (" + std::to_string(int(v) / kN) + "," + std::to_string(int(v) % kN) + ")" : " ?";
+        }
+      }
+  }
+  CoopMatrixCheck check{true, mmaLanes, std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + ")"};
+  return check;
 }
 
 } // namespace tessera::vulkan

@@ -117,6 +117,11 @@ Status checkCapabilities(const KernelEntry &kernel, const std::vector<uint32_t> 
 /// 16 x 16 x 16 f16 shape and the self-test computed its product exactly.
 struct CoopMatrixCheck {
   bool usable = false;
+  /// Whether a 16 x 16 f32 accumulator's elements sit in the invocations as mma.sync's C fragments
+  /// (32 lanes, lane 4g + t holding rows g, g + 8 and columns 2t, 2t + 1, 8 + 2t, 9 + 2t, element
+  /// i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2), as NVIDIA's driver does): code for the chip
+  /// "vulkan1.3+coopmat+mma-lanes" then keeps accumulators in registers.
+  bool mmaLanes = false;
   std::string detail; // for reports: "self-test passed (...)" or why not
 };
 

@@ -43,6 +43,11 @@ bool hasSoftDenormals(const std::string &chip);
 inline constexpr const char *kCoopMatrixSuffix = "+coopmat";
 /// Whether a SPIR-V chip asks for cooperative matrices (holds kCoopMatrixSuffix).
 bool hasCoopMatrix(const std::string &chip);
+/// After kCoopMatrixSuffix: the code also assumes that a 16 x 16 f32 accumulator's elements sit in
+/// the 32 invocations of a subgroup as mma.sync's C fragments, and keeps accumulators in registers
+/// ("vulkan1.3+coopmat+mma-lanes"). The runtime picks it only where its self-test found that layout.
+inline constexpr const char *kMmaLanesSuffix = "+mma-lanes";
+bool hasMmaLanes(const std::string &chip);
 const char *toString(TargetKind t);
 
 /// What a compiled artifact was built for. For PTX `chip` is "sm_90" and `ptxVersion` is
