@@ -45,6 +45,17 @@ void writeTile(OpBuilder &b, Location loc, const TileLowering &lw, const Blocked
     writeAll(b, loc);
 }
 
+/// The operand and result types of a tile.dot and their sizes: a is M x K, b K x N.
+struct DotShape {
+  RankedTensorType aType, bType, cType;
+  int64_t M, K, N;
+  Type in, accElem;
+  explicit DotShape(tile::DotOp op)
+      : aType(cast<RankedTensorType>(op.getA().getType())), bType(cast<RankedTensorType>(op.getB().getType())),
+        cType(cast<RankedTensorType>(op.getType())), M(aType.getDimSize(0)), K(aType.getDimSize(1)),
+        N(bType.getDimSize(1)), in(aType.getElementType()), accElem(cType.getElementType()) {}
+};
+
 /// A tile to stage in shared memory: element (i, j) at index i * coef[0] + j * coef[1].
 struct StagedTile {
   RankedTensorType type;
@@ -83,10 +94,8 @@ SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering
 /// target has no unit for these types or the accumulator did not get the layout.
 std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location loc, const TileLowering &lw, tile::DotOp op,
                                                        ValueRange a, ValueRange b, ValueRange acc) {
-  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
-  auto cType = cast<RankedTensorType>(op.getType());
-  const int64_t M = aType.getDimSize(0), K = aType.getDimSize(1), N = bType.getDimSize(1);
-  Type in = aType.getElementType(), accElem = cType.getElementType();
+  const DotShape d(op);
+  auto [aType, bType, cType, M, K, N, in, accElem] = d;
   std::optional<TargetInfo::MmaShape> unit = lw.target.mmaShape(in, accElem);
   std::vector<int64_t> accShape{M, N};
   if (lw.portable || !unit || !lw.mmaShapes.count(accShape) || unit->m != 16 || unit->n != 8 || unit->accPerLane != 4 ||
@@ -145,10 +154,8 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
 /// row-major; each k step loads every A and B block of the subgroup once.
 std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Location loc, const TileLowering &lw,
                                                            tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
-  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
-  auto cType = cast<RankedTensorType>(op.getType());
-  const int64_t M = aType.getDimSize(0), K = aType.getDimSize(1), N = bType.getDimSize(1);
-  Type in = aType.getElementType(), accElem = cType.getElementType();
+  const DotShape d(op);
+  auto [aType, bType, cType, M, K, N, in, accElem] = d;
   std::optional<TargetInfo::CoopMatrixShape> unit = lw.target.coopMatrixShape(in, accElem);
   std::vector<int64_t> accShape{M, N};
   if (lw.portable || !unit || !unit->mmaLanes || unit->m != 16 || unit->n != 16 || !lw.mmaShapes.count(accShape) ||
@@ -251,10 +258,8 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Locatio
 /// shapes or shared memory do not fit.
 std::optional<SmallVector<Value>> lowerWithCoopMatrices(OpBuilder &r, Location loc, const TileLowering &lw,
                                                         tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
-  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
-  auto cType = cast<RankedTensorType>(op.getType());
-  const int64_t M = aType.getDimSize(0), K = aType.getDimSize(1), N = bType.getDimSize(1);
-  Type in = aType.getElementType(), accElem = cType.getElementType();
+  const DotShape d(op);
+  auto [aType, bType, cType, M, K, N, in, accElem] = d;
   std::optional<TargetInfo::CoopMatrixShape> unit = lw.target.coopMatrixShape(in, accElem);
   if (lw.portable || !unit || M % unit->m || N % unit->n || K % unit->k)
     return std::nullopt;
