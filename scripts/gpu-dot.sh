@@ -18,10 +18,25 @@ for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$config \
       --package-dir=$S/pkgs/example || status=1
   done
+  # The same through Vulkan with cooperative matrices turned off (the FMA path), for comparison.
+  if [ "$backend" = vulkan ]; then
+    for config in 64x64x32/4 $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 128x64x32/8 64x128x32/4 128x64x32/4); do
+      TESSERA_COOPMAT=0 TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 \
+        --config=$config --package-dir=$S/pkgs/example || status=1
+    done
+  fi
   for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal" \
              "1 2 77 128 --dtype=bf16 --portable" "4 32 4096 128 --dtype=f16 --repeat=5" \
              "4 32 4096 128 --dtype=f16 --causal --repeat=5"; do
     TESSERA_BACKEND=$backend $S/bin/06_flash_attention_aot $run --package-dir=$S/pkgs/example || status=1
+  done
+done
+echo "== the matmul kernels' machine code as the drivers report it (tessera kernels: registers, spills)"
+for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
+  for coop in 1 $([ "$backend" = vulkan ] && echo 0); do
+    echo "-- TESSERA_BACKEND=$backend TESSERA_COOPMAT=$coop"
+    TESSERA_COOPMAT=$coop TESSERA_BACKEND=$backend $S/bin/tessera kernels \
+      $S/pkgs/example/matmul_f16_none_fast_{64x64x32w4,128x64x32w4,64x64x128w4}.tspkg || status=1
   done
 done
 echo "== anchor: PyTorch (cuBLAS) f16 matmul 4096^3, same GPU"

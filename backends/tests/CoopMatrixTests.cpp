@@ -13,6 +13,7 @@
 #include "mlir/Target/SPIRV/Deserialization.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace tessera;
 using namespace tessera::test;
@@ -126,6 +127,24 @@ TEST_CASE("the runtime's cooperative-matrix self-test shader is well-formed SPIR
     CHECK(contains(text, "!spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>"));
     CHECK(contains(text, "!spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>"));
   }
+}
+
+TEST_CASE("TESSERA_COOPMAT=0 turns cooperative matrices off on every Vulkan device") {
+  ::setenv("TESSERA_COOPMAT", "0", 1);
+  Result<std::shared_ptr<Runtime>> rt = Runtime::create();
+  REQUIRE(rt.ok());
+  bool any = false;
+  for (const DeviceInfo &d : (*rt)->devices())
+    for (const BackendInfo &bi : d.backends)
+      if (bi.backend == Backend::Vulkan) {
+        std::shared_ptr<Device> dev = require((*rt)->open(d.index, bi.backend), "open");
+        CHECK(dev->matrixUnits() == "none: turned off by TESSERA_COOPMAT=0");
+        CHECK_FALSE(hasCoopMatrix(dev->target().chip));
+        any = true;
+      }
+  ::unsetenv("TESSERA_COOPMAT");
+  if (!any)
+    skipTest("no Vulkan device present");
 }
 
 TEST_CASE("each Vulkan device runs cooperative-matrix code only where its self-test passed") {

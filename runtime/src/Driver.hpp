@@ -71,6 +71,8 @@ public:
   /// Enqueues a launch on `stream` (of this kernel's device). Arguments are in declaration order
   /// and already checked against the signature and the grid.
   virtual Status launch(DriverStream &stream, Grid grid, std::span<const LaunchArg> args) = 0;
+  /// Kernel::statistics: what the driver reports about the machine code.
+  virtual std::vector<KernelStatistic> statistics() = 0;
 };
 
 /// One physical device opened through one driver. Every call may come from any thread.

@@ -313,6 +313,11 @@ std::string scalarHint(DType t) {
 
 } // namespace
 
+std::vector<KernelStatistic> Kernel::statistics() const {
+  if (!module_ || !entry_) return {};
+  return module_->kernels[index_]->statistics();
+}
+
 Status Kernel::launch(Grid grid, std::span<const KernelArg> args) const {
   if (!module_ || !entry_) return Status(StatusCode::InvalidArgument, "launch of an empty Kernel handle");
   return launchOn(module_->device->native->defaultStream(), grid, args);

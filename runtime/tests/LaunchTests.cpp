@@ -79,6 +79,42 @@ TEST_CASE("launch.add_scalar_computes_the_right_values") {
   }
 }
 
+TEST_CASE("kernel.statistics_describe_the_machine_code") {
+  CHECK(Kernel().statistics().empty());
+  auto rt = runtime();
+  for (const TargetRef &t : everyTarget(*rt)) {
+    CAPTURE(t.label);
+    Loaded l = loadAddScalar(*rt, t);
+    std::vector<KernelStatistic> stats = l.kernel.statistics();
+    auto find = [&](std::string_view name) -> const KernelStatistic * {
+      for (const KernelStatistic &s : stats)
+        if (s.name == name) return &s;
+      return nullptr;
+    };
+    for (const KernelStatistic &s : stats) {
+      CHECK_FALSE(s.name.empty());
+      CHECK(std::isfinite(s.value));
+    }
+    if (t.backend == Backend::CUDA) {
+      const KernelStatistic *regs = find("registers per thread"), *local = find("local memory per thread"),
+                            *threads = find("max threads per program");
+      REQUIRE(regs);
+      REQUIRE(local);
+      REQUIRE(threads);
+      CHECK(regs->value >= 1);
+      CHECK(regs->value <= 255);
+      CHECK(local->value == 0); // add_scalar spills nothing
+      CHECK(threads->value >= kBlock);
+    } else if (l.device->info().isCpu && contains(l.device->info().vendor, "lavapipe")) {
+      // lavapipe (Mesa 22.3) does not offer VK_KHR_pipeline_executable_properties: no figures.
+      CHECK(stats.empty());
+    } else if (contains(l.device->info().vendor, "NVIDIA")) {
+      // NVIDIA's Vulkan driver offers them.
+      CHECK_FALSE(stats.empty());
+    }
+  }
+}
+
 TEST_CASE("launch.rejects_bad_arguments") {
   auto rt = runtime();
   for (const TargetRef &t : everyTarget(*rt)) {

@@ -13,31 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// TESSERA_CACHE_DIR pointed at a fresh folder for the test's lifetime.
-struct ScopedCacheDir {
-  std::string dir;
-  std::string previous;
-  bool had = false;
-  ScopedCacheDir() {
-    dir = (fs::temp_directory_path() / ("tessera-pipeline-cache-" + std::to_string(std::random_device{}()))).string();
-    if (const char *p = std::getenv("TESSERA_CACHE_DIR")) had = true, previous = p;
-    setenv("TESSERA_CACHE_DIR", dir.c_str(), 1);
-  }
-  ~ScopedCacheDir() {
-    if (had) setenv("TESSERA_CACHE_DIR", previous.c_str(), 1);
-    else unsetenv("TESSERA_CACHE_DIR");
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::vector<fs::path> files() const {
-    std::vector<fs::path> out;
-    std::error_code ec;
-    if (fs::exists(dir + "/vulkan-pipelines", ec))
-      for (const auto &e : fs::directory_iterator(dir + "/vulkan-pipelines")) out.push_back(e.path());
-    return out;
-  }
-};
-
 /// Opens every Vulkan device, loads and runs add_scalar on it, and closes it.
 int useEveryVulkanDevice() {
   std::shared_ptr<Runtime> rt = runtime();
@@ -68,12 +43,12 @@ std::string bytesOf(const fs::path &p) {
 } // namespace
 
 TEST_CASE("pipeline_cache.written_on_close_read_on_open_and_damage_ignored") {
-  ScopedCacheDir cache;
+  ScopedCacheDir cache("tessera-pipeline-cache-");
   if (useEveryVulkanDevice() == 0) {
     MESSAGE("no Vulkan device present: the pipeline cache was not exercised");
     return;
   }
-  std::vector<fs::path> files = cache.files();
+  std::vector<fs::path> files = cache.files("vulkan-pipelines");
   REQUIRE(!files.empty());
   const std::string first = bytesOf(files[0]);
   CHECK(first.rfind("tessera vulkan pipeline cache v1\n", 0) == 0);

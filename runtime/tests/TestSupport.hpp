@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -159,6 +160,35 @@ public:
 private:
   std::string name_, old_;
   bool hadOld_ = false;
+};
+
+/// TESSERA_CACHE_DIR pointed at a fresh folder (named after `prefix`) for the object's lifetime;
+/// the folder is removed and the previous setting restored after.
+struct ScopedCacheDir {
+  std::string dir;
+  std::string previous;
+  bool had = false;
+  explicit ScopedCacheDir(const std::string &prefix) {
+    dir = (std::filesystem::temp_directory_path() / (prefix + std::to_string(std::random_device{}()))).string();
+    if (const char *p = std::getenv("TESSERA_CACHE_DIR")) had = true, previous = p;
+    setenv("TESSERA_CACHE_DIR", dir.c_str(), 1);
+  }
+  ScopedCacheDir(const ScopedCacheDir &) = delete;
+  ScopedCacheDir &operator=(const ScopedCacheDir &) = delete;
+  ~ScopedCacheDir() {
+    if (had) setenv("TESSERA_CACHE_DIR", previous.c_str(), 1);
+    else unsetenv("TESSERA_CACHE_DIR");
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  /// The files in `sub` of the folder (none when it does not exist).
+  std::vector<std::filesystem::path> files(const std::string &sub) const {
+    std::vector<std::filesystem::path> out;
+    std::error_code ec;
+    if (std::filesystem::exists(dir + "/" + sub, ec))
+      for (const auto &e : std::filesystem::directory_iterator(dir + "/" + sub)) out.push_back(e.path());
+    return out;
+  }
 };
 
 } // namespace tessera::test

@@ -1,5 +1,6 @@
-// The `tessera` command line: `devices` (what the runtime sees), `compile` (forwarded to the compiler library),
-// `conformance` (the numerics suite), `help`.
+// The `tessera` command line: `devices` (what the runtime sees), `kernels` (a package's kernels as
+// loaded on a device), `compile` (forwarded to the compiler library), `conformance` (the numerics
+// suite), `bench`, `help`.
 #include "tessera/runtime/Runtime.hpp"
 
 #include <dlfcn.h>
@@ -21,6 +22,8 @@ void printHelp(FILE *out) {
              "\n"
              "commands:\n"
              "  devices [--json]   list the devices and backends this machine offers, and why a backend is absent\n"
+             "  kernels PKG...     load packages on the default device; per kernel: the code chosen, its threads and\n"
+             "                     shared memory, and what the driver reports about the machine code (registers, spills)\n"
              "  compile ...        compile tile IR or C++ kernel files into a package (and a header of typed launch\n"
              "                     functions); needs libtessera_compiler.so; see 'tessera compile --help'\n"
              "  conformance ...    the numerics suite on the interpreter and every device (docs/numerics.md; --help)\n"
@@ -29,7 +32,8 @@ void printHelp(FILE *out) {
              "\n"
              "environment:\n"
              "  TESSERA_DEVICE     device index or case-insensitive part of its name (for programs using openDefault)\n"
-             "  TESSERA_BACKEND    cuda | vulkan\n",
+             "  TESSERA_BACKEND    cuda | vulkan\n"
+             "  TESSERA_COOPMAT    0 turns Vulkan cooperative matrices off (code without them runs instead)\n",
              out);
 }
 
@@ -184,6 +188,63 @@ int runDevices(int argc, char **argv) {
   return (*rt)->devices().empty() ? 1 : 0;
 }
 
+int runKernels(int argc, char **argv) {
+  std::vector<std::string> packages;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf("usage: tessera kernels PACKAGE.tspkg...\n"
+                  "Loads each package on the default device (TESSERA_DEVICE and TESSERA_BACKEND pick another) and\n"
+                  "prints, per kernel, the code the device chose (its target), threads per program, shared memory,\n"
+                  "and the figures the driver reports about the machine code: through CUDA registers and local\n"
+                  "memory (spills) per thread; through Vulkan the driver's pipeline statistics, where offered.\n"
+                  "Exit code 0 when every package loaded, 1 otherwise.\n");
+      return 0;
+    }
+    if (argv[i][0] == '-') {
+      std::fprintf(stderr, "tessera kernels: unknown option '%s'\n", argv[i]);
+      return kExitUsage;
+    }
+    packages.push_back(argv[i]);
+  }
+  if (packages.empty()) {
+    std::fprintf(stderr, "tessera kernels: name one or more package files (.tspkg)\n");
+    return kExitUsage;
+  }
+  auto rt = tessera::Runtime::create();
+  if (!rt) return std::fprintf(stderr, "tessera kernels: %s\n", rt.status().toString().c_str()), 1;
+  auto dev = (*rt)->openDefault();
+  if (!dev) return std::fprintf(stderr, "tessera kernels: %s\n", dev.status().toString().c_str()), 1;
+  std::printf("device: %s\n", (*dev)->describe().c_str());
+  int status = 0;
+  for (const std::string &path : packages) {
+    auto pkg = tessera::readPackageFile(path);
+    auto module = pkg ? (*dev)->load(*pkg) : tessera::Result<tessera::Module>(pkg.status());
+    if (!module) {
+      std::fprintf(stderr, "tessera kernels: %s: %s\n", path.c_str(), module.status().toString().c_str());
+      status = 1;
+      continue;
+    }
+    std::printf("%s\n", path.c_str());
+    for (const tessera::KernelEntry &entry : pkg->kernels) {
+      auto kernel = module->kernel(entry.name);
+      if (!kernel) {
+        std::fprintf(stderr, "tessera kernels: %s: %s\n", path.c_str(), kernel.status().toString().c_str());
+        status = 1;
+        continue;
+      }
+      const tessera::Artifact &a = kernel->artifact();
+      std::printf("  %s: %s, %u x %u x %u threads, %s of shared memory\n", entry.name.c_str(),
+                  a.target.chip.c_str(), a.blockSize[0], a.blockSize[1], a.blockSize[2],
+                  bytesText(a.sharedMemBytes).c_str());
+      std::vector<tessera::KernelStatistic> stats = kernel->statistics();
+      if (stats.empty()) std::printf("    (the driver reports no statistics about the machine code)\n");
+      for (const tessera::KernelStatistic &st : stats)
+        std::printf("    %-28s %.10g\n", st.name.c_str(), st.value);
+    }
+  }
+  return status;
+}
+
 // The folder this executable lies in (what it installs beside it), or nullopt after saying why.
 std::optional<std::string> executableDir(const char *command) {
   char exe[PATH_MAX];
@@ -264,6 +325,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (command == "devices") return runDevices(argc - 2, argv + 2);
+  if (command == "kernels") return runKernels(argc - 2, argv + 2);
   if (command == "compile") return runCompile(argc - 2, argv + 2);
   if (command == "conformance") return runBeside("conformance", "tessera-conformance-suite", argc - 2, argv + 2);
   if (command == "bench") return runBeside("bench", "tessera-bench", argc - 2, argv + 2);

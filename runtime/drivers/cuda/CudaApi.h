@@ -48,6 +48,8 @@ enum CUjit_option : int {
 enum CUfunction_attribute : int {
   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+  CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+  CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
 };
 
 /// Function pointers loaded from libcuda.so.1. The `_v2` symbols are the ones cuda.h maps the

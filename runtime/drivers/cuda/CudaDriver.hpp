@@ -119,6 +119,7 @@ public:
         dynamicSharedBytes_(dynamicSharedBytes) {}
   ~CudaKernel() override;
   Status launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) override;
+  std::vector<KernelStatistic> statistics() override;
 
 private:
   CudaDevice &device_;

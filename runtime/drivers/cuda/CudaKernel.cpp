@@ -70,6 +70,29 @@ CudaKernel::~CudaKernel() {
   if (device_.makeCurrent()) device_.api().cuModuleUnload(module_);
 }
 
+std::vector<KernelStatistic> CudaKernel::statistics() {
+  struct Figure {
+    CUfunction_attribute attribute;
+    const char *name, *description;
+  };
+  static const Figure figures[] = {
+      {CU_FUNC_ATTRIBUTE_NUM_REGS, "registers per thread", "registers each thread of the machine code uses"},
+      {CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "local memory per thread",
+       "bytes of local memory each thread uses: register spills and stack"},
+      {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "static shared memory", "bytes of shared memory the code declares"},
+      {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "max threads per program",
+       "the most threads a program of this code can have on this device (registers permitting)"},
+  };
+  std::vector<KernelStatistic> out;
+  if (!device_.makeCurrent()) return out;
+  for (const Figure &f : figures) {
+    int value = 0;
+    if (device_.api().cuFuncGetAttribute(&value, f.attribute, fn_) == CUDA_SUCCESS)
+      out.push_back({f.name, f.description, double(value)});
+  }
+  return out;
+}
+
 Status CudaKernel::launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) {
   if (Status s = device_.makeCurrent(); !s) return s;
   // Kernel parameters in declaration order: a buffer as its device address, a scalar by value.

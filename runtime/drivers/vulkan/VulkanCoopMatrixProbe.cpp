@@ -10,6 +10,8 @@
 #include "tessera/runtime/Half.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 #include <cstring>
 #include <random>
 
@@ -31,6 +33,8 @@ const CoopMatrixCheck &VulkanDevice::coopMatrixCheck() {
 }
 
 CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
+  if (const char *env = std::getenv("TESSERA_COOPMAT"); env && std::string_view(env) == "0")
+    return {false, false, "none: turned off by TESSERA_COOPMAT=0"};
   const ShaderFeatures &f = features();
   if (physical_.apiVersion < VK_API_VERSION_1_3)
     return {false, false, "none: cooperative matrices need Vulkan 1.3 (SPIR-V 1.6); " + name() + " has " +
@@ -43,6 +47,21 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
   if (!f.float16 || !f.storage16)
     return {false, false, "none: the self-test needs shaderFloat16 and storageBuffer16BitAccess"};
   auto fail = [](const std::string &why) { return CoopMatrixCheck{false, false, "none: the self-test " + why}; };
+  // The result of an earlier run with this device and driver, where kept.
+  std::string record;
+  if (std::string dir = cacheDirectory(); !dir.empty() && !cacheKey_.empty())
+    record = dir + "/vulkan-coopmat/" + cacheKey_ + ".txt";
+  if (!record.empty())
+    if (std::optional<CoopMatrixCheck> kept = readCoopMatrixRecord(record)) {
+      kept->detail += " [kept from an earlier run]";
+      return *kept;
+    }
+  // A result the self-test reached (right or wrong products) is kept; one it could not reach
+  // (allocation, loading, launch) is not.
+  auto keep = [&record](CoopMatrixCheck check) {
+    if (!record.empty()) writeCoopMatrixRecord(record, check);
+    return check;
+  };
 
   KernelEntry kernel;
   kernel.name = kCoopMatrixProbeEntry;
@@ -107,9 +126,9 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
   for (int i = 0; i < kN * kN; ++i)
     if (std::memcmp(&got[i], &expect[i], sizeof(float)) != 0 && wrong++ == 0) first = i;
   if (wrong)
-    return fail("computed " + std::to_string(wrong) + " of 256 elements wrong (first: row " + std::to_string(first / kN) +
+    return keep(fail("computed " + std::to_string(wrong) + " of 256 elements wrong (first: row " + std::to_string(first / kN) +
                 ", column " + std::to_string(first % kN) + ": " + std::to_string(got[first]) + " instead of " +
-                std::to_string(expect[first]) + ")");
+                std::to_string(expect[first]) + ")"));
   // Do the accumulator's elements sit where mma.sync keeps its C fragments?
   bool mmaLanes = subgroup == 32 && lanes[0] == float(perLane);
   for (uint32_t lane = 0; lane < subgroup && mmaLanes; ++lane)
@@ -130,8 +149,7 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
         }
       }
   }
-  CoopMatrixCheck check{true, mmaLanes, std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + ")"};
-  return check;
+  return keep({true, mmaLanes, std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + ")"});
 }
 
 } // namespace tessera::vulkan

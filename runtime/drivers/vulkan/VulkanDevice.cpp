@@ -47,6 +47,7 @@ Status VulkanDevice::init() {
   info.enabledExtensionCount = uint32_t(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   TESSERA_VK_TRY_CTX(vkCreateDevice(pd, &info, nullptr, &device_), "opening " + name());
+  pipelineStatistics_ = features.pipelineStatistics();
   // One dispatch table per device: calls skip the loader trampoline and several devices coexist.
   volkLoadDeviceTable(&vk_, device_);
   waitSemaphores = vk_.vkWaitSemaphores ? vk_.vkWaitSemaphores : vk_.vkWaitSemaphoresKHR;
@@ -77,16 +78,16 @@ constexpr char kPipelineCacheMagic[] = "tessera vulkan pipeline cache v1\n";
 // pipelineCacheUUID) too; the hash keeps a damaged file from ever reaching it.
 void VulkanDevice::openPipelineCache(const VkPhysicalDeviceProperties &props) {
   std::vector<uint8_t> data;
+  char name[96];
+  std::snprintf(name, sizeof name, "%04x-%04x-%08x-", props.vendorID, props.deviceID, props.driverVersion);
+  cacheKey_ = name;
+  for (uint8_t b : props.pipelineCacheUUID) {
+    char hex[3];
+    std::snprintf(hex, sizeof hex, "%02x", b);
+    cacheKey_ += hex;
+  }
   if (std::string dir = cacheDirectory(); !dir.empty()) {
-    char name[96];
-    std::snprintf(name, sizeof name, "%04x-%04x-%08x-", props.vendorID, props.deviceID, props.driverVersion);
-    std::string uuid;
-    for (uint8_t b : props.pipelineCacheUUID) {
-      char hex[3];
-      std::snprintf(hex, sizeof hex, "%02x", b);
-      uuid += hex;
-    }
-    pipelineCacheFile_ = dir + "/vulkan-pipelines/" + name + uuid + ".bin";
+    pipelineCacheFile_ = dir + "/vulkan-pipelines/" + cacheKey_ + ".bin";
     std::ifstream in(pipelineCacheFile_, std::ios::binary);
     std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const size_t head = sizeof kPipelineCacheMagic - 1;

@@ -228,6 +228,8 @@ public:
   /// device's pipelineCacheUUID, vendor, device and driver, and written back (whole, through a
   /// temporary file) when the device closes, if it grew.
   VkPipelineCache pipelineCache() const { return pipelineCache_; }
+  /// Whether kernels' pipelines capture the driver's statistics (Kernel::statistics).
+  bool pipelineStatistics() const { return pipelineStatistics_; }
 
   static constexpr size_t kStagingBytes = 64u << 20;
   const VolkDeviceTable &vk() const { return vk_; }
@@ -254,6 +256,10 @@ private:
   void openPipelineCache(const VkPhysicalDeviceProperties &props);
   void savePipelineCache();
   VkPipelineCache pipelineCache_ = VK_NULL_HANDLE;
+  bool pipelineStatistics_ = false;
+  /// What identifies this device and driver in cache file names: vendor, device, driver version
+  /// and pipelineCacheUUID ("10de-2335-91bf4000-<32 hex digits>").
+  std::string cacheKey_;
   std::string pipelineCacheFile_;
   size_t pipelineCacheLoaded_ = 0; // bytes read at init: written back only when it grew
   VkDevice device_ = VK_NULL_HANDLE;
@@ -302,6 +308,7 @@ public:
   ~VulkanKernel() override;
   Status init();
   Status launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) override;
+  std::vector<KernelStatistic> statistics() override;
 
 private:
   VulkanDevice &device_;

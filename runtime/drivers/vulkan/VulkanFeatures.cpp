@@ -242,6 +242,7 @@ FeatureChain::FeatureChain(VkPhysicalDevice pd, uint32_t apiVersion, const std::
   if (hasAtomicFloat_ && (hasAtomicFloat2_ = offer(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME))) chain(atomicFloat2_);
   // Cooperative matrices' SPIR-V is 1.6: only Vulkan 1.3 devices can take it.
   if (apiVersion >= VK_API_VERSION_1_3 && (hasCoopMatrix_ = offer(kCoopMatrixExtension))) chain(coopMatrix_);
+  if ((hasExecutableInfo_ = offer(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))) chain(executableInfo_);
   vkGetPhysicalDeviceFeatures2(pd, &features_);
 }
 

@@ -7,8 +7,10 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera::vulkan {
@@ -75,6 +77,9 @@ public:
   /// Whether the device has timeline semaphores (core in 1.2, VK_KHR_timeline_semaphore before):
   /// streams need them.
   bool timelineSemaphores() const;
+  /// Whether pipelines can report the driver's statistics about their machine code
+  /// (VK_KHR_pipeline_executable_properties' pipelineExecutableInfo): Kernel::statistics.
+  bool pipelineStatistics() const { return hasExecutableInfo_ && executableInfo_.pipelineExecutableInfo; }
   /// The feature flags, plus the subgroup and float-control properties queried separately.
   /// `coopShapes`: the device's cooperative-matrix properties (empty without the extension).
   ShaderFeatures shaderFeatures(const VkPhysicalDeviceSubgroupProperties &subgroup,
@@ -101,6 +106,9 @@ private:
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
   bool has8BitStorage_ = false, hasFloat16Int8_ = false, hasAtomicInt64_ = false, hasMemoryModel_ = false;
   CoopMatrixFeaturesKHR coopMatrix_;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo_{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  bool hasExecutableInfo_ = false;
   bool hasAtomicFloat_ = false, hasAtomicFloat2_ = false, hasCoopMatrix_ = false;
   std::vector<const char *> extensions_;
   void *tail_ = nullptr; // last struct in the chain
@@ -124,6 +132,15 @@ struct CoopMatrixCheck {
   bool mmaLanes = false;
   std::string detail; // for reports: "self-test passed (...)" or why not
 };
+
+/// The self-test's result kept on disk (CoopMatrixRecord.cpp), one file per device and driver
+/// (`<cache>/vulkan-coopmat/<vendor>-<device>-<driver version>-<pipelineCacheUUID>.txt`): a magic
+/// line, "usable 0|1", "mma-lanes 0|1", "detail ...", and the FNV-1a hash of those lines. A file
+/// that does not parse exactly, or whose hash differs, is ignored (the self-test runs again).
+std::string formatCoopMatrixRecord(const CoopMatrixCheck &check);
+std::optional<CoopMatrixCheck> parseCoopMatrixRecord(std::string_view text);
+std::optional<CoopMatrixCheck> readCoopMatrixRecord(const std::string &path);
+void writeCoopMatrixRecord(const std::string &path, const CoopMatrixCheck &check);
 
 /// What the denormal probe (VulkanDenormProbe.cpp) found on one device. `preserved[w]` ([0] = 16,
 /// [1] = 32, [2] = 64) is true when every probe output of that width was bit-exact with denormals

@@ -137,9 +137,50 @@ Status VulkanKernel::init() {
   pipeline.stage.module = shader_;
   pipeline.stage.pName = a.entryPoint.c_str();
   pipeline.layout = pipelineLayout_;
+  if (device_.pipelineStatistics()) pipeline.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   TESSERA_VK_TRY_CTX(vk.vkCreateComputePipelines(dev, device_.pipelineCache(), 1, &pipeline, nullptr, &pipeline_), what);
 
   return Status::success();
+}
+
+std::vector<KernelStatistic> VulkanKernel::statistics() {
+  std::vector<KernelStatistic> out;
+  const VolkDeviceTable &vk = device_.vk();
+  if (!device_.pipelineStatistics() || !vk.vkGetPipelineExecutablePropertiesKHR ||
+      !vk.vkGetPipelineExecutableStatisticsKHR)
+    return out;
+  VkDevice dev = device_.handle();
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline_;
+  uint32_t executables = 0;
+  if (vk.vkGetPipelineExecutablePropertiesKHR(dev, &info, &executables, nullptr) != VK_SUCCESS) return out;
+  std::vector<VkPipelineExecutablePropertiesKHR> props(executables, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  if (vk.vkGetPipelineExecutablePropertiesKHR(dev, &info, &executables, props.data()) != VK_SUCCESS) return out;
+  for (uint32_t e = 0; e < executables; ++e) {
+    VkPipelineExecutableInfoKHR which{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    which.pipeline = pipeline_;
+    which.executableIndex = e;
+    uint32_t n = 0;
+    if (vk.vkGetPipelineExecutableStatisticsKHR(dev, &which, &n, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    if (vk.vkGetPipelineExecutableStatisticsKHR(dev, &which, &n, stats.data()) != VK_SUCCESS) continue;
+    // A pipeline of one compute shader has one executable; were there several, their names
+    // tell the figures apart.
+    std::string prefix = executables > 1 ? std::string(props[e].name) + ": " : std::string();
+    for (uint32_t i = 0; i < n; ++i) {
+      const VkPipelineExecutableStatisticKHR &s = stats[i];
+      double value = 0;
+      switch (s.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = s.value.b32 ? 1 : 0; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: value = double(s.value.i64); break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: value = double(s.value.u64); break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: value = s.value.f64; break;
+      default: continue;
+      }
+      out.push_back({prefix + s.name, s.description, value});
+    }
+  }
+  return out;
 }
 
 VulkanKernel::~VulkanKernel() {

@@ -234,9 +234,22 @@ private:
 
 /// A kernel of a loaded module. Every launch is checked against the kernel's signature
 /// (count, kind and dtype of each argument, buffer device) and the device's grid limits.
+/// One figure a driver reports about a loaded kernel's machine code (Kernel::statistics).
+struct KernelStatistic {
+  std::string name;        // the driver's name for it, e.g. "registers per thread"
+  std::string description; // the driver's explanation
+  double value = 0;        // a count, bytes, or 0 / 1 for a yes-or-no figure
+};
+
 class Kernel {
 public:
   const KernelEntry &entry() const { return *entry_; }
+  /// What the driver reports about this kernel's machine code, for tuning (spills, occupancy):
+  /// through CUDA the registers per thread, local memory per thread (register spills and stack),
+  /// static shared memory and the most threads per program the code allows; through Vulkan the
+  /// driver's own pipeline statistics (VK_KHR_pipeline_executable_properties; their names and
+  /// meaning are the driver's), or none where the device does not offer them.
+  std::vector<KernelStatistic> statistics() const;
   const Artifact &artifact() const { return *artifact_; }
   /// Enqueues one launch over `grid` programs on the device's default stream, or on `stream`
   /// (a stream of the kernel's device). Completion: Stream/Device::synchronize(), an Event, or
