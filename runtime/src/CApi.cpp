@@ -28,6 +28,7 @@ struct tessera_module {
 };
 struct tessera_kernel {
   Kernel kernel;
+  std::vector<KernelStatistic> statistics; // read at tessera_kernel_get: names stay valid
 };
 struct tessera_stream {
   Stream stream;
@@ -216,7 +217,7 @@ tessera_status tessera_kernel_get(tessera_module *mod, const char *name, tessera
     *out = nullptr;
     Result<Kernel> k = mod->mod.kernel(name);
     if (!k) return fail(k.status());
-    *out = new tessera_kernel{*k};
+    *out = new tessera_kernel{*k, k->statistics()};
     return TESSERA_OK;
   });
 }
@@ -257,6 +258,22 @@ tessera_status tessera_kernel_launch_on(tessera_kernel *kernel, const uint32_t g
   return launchKernel(kernel, grid, args, count, stream);
 }
 void tessera_kernel_destroy(tessera_kernel *kernel) { delete kernel; }
+
+size_t tessera_kernel_statistic_count(const tessera_kernel *kernel) { return kernel ? kernel->statistics.size() : 0; }
+
+tessera_status tessera_kernel_statistic(const tessera_kernel *kernel, size_t index, const char **name, double *value) {
+  return guarded([&] {
+    tessera_status st;
+    if (!nonNull(kernel, "kernel", &st) || !nonNull(name, "name", &st) || !nonNull(value, "value", &st)) return st;
+    if (index >= kernel->statistics.size())
+      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "statistic " + std::to_string(index) + " of kernel '" +
+                                                      kernel->kernel.entry().name + "', which has " +
+                                                      std::to_string(kernel->statistics.size()));
+    *name = kernel->statistics[index].name.c_str();
+    *value = kernel->statistics[index].value;
+    return TESSERA_OK;
+  });
+}
 
 // ---- streams and events ----
 

@@ -119,6 +119,22 @@ int main(int argc, char **argv) {
   CHECK(tessera_device_open(rt, 1000, NULL, &dev) == TESSERA_ERROR_NOT_FOUND, "device 1000");
   CHECK(tessera_device_open(rt, 0, "opencl", &dev) == TESSERA_ERROR_INVALID_ARGUMENT, "backend opencl");
 
+  /* What the driver reports about the kernel's machine code (none on lavapipe). */
+  size_t figures = tessera_kernel_statistic_count(add);
+  for (size_t i = 0; i < figures; ++i) {
+    const char *name = NULL;
+    double value = NAN;
+    CHECK(tessera_kernel_statistic(add, i, &name, &value) == TESSERA_OK, "%s", tessera_last_error());
+    CHECK(name && name[0] && isfinite(value), "statistic %zu", i);
+    printf("  %s: %g\n", name, value);
+  }
+  const char *past = NULL;
+  double pastValue = 0;
+  CHECK(tessera_kernel_statistic(add, figures, &past, &pastValue) == TESSERA_ERROR_INVALID_ARGUMENT &&
+            strstr(tessera_last_error(), "'vector_add'") != NULL,
+        "statistic past the end: %s", tessera_last_error());
+  CHECK(tessera_kernel_statistic_count(NULL) == 0, "statistics of NULL");
+
   tessera_kernel_destroy(add);
   tessera_module_destroy(mod);
   tessera_buffer_destroy(bx);

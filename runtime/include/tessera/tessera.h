@@ -41,7 +41,7 @@
 extern "C" {
 #endif
 
-#define TESSERA_C_API_VERSION 2 /* 2: streams and events */
+#define TESSERA_C_API_VERSION 3 /* 2: streams and events; 3: kernel statistics */
 
 typedef enum tessera_status {
   TESSERA_OK = 0,
@@ -151,6 +151,15 @@ tessera_status tessera_buffer_download_async(const tessera_buffer *buf, void *ds
 /* tessera_kernel_launch on `stream`. */
 tessera_status tessera_kernel_launch_on(tessera_kernel *kernel, const uint32_t grid[3], const tessera_arg *args,
                                         size_t count, tessera_stream *stream);
+
+/* ---- version 3: what the driver reports about a kernel's machine code ---- */
+
+/* How many figures tessera_kernel_statistic gives (tessera::Kernel::statistics): through CUDA
+ * registers and local memory (spills) per thread, static shared memory and the most threads per
+ * program; through Vulkan the driver's pipeline statistics where it offers them, else none. */
+size_t tessera_kernel_statistic_count(const tessera_kernel *kernel);
+/* Figure `index` (< the count): its name, valid until the kernel handle is destroyed, and value. */
+tessera_status tessera_kernel_statistic(const tessera_kernel *kernel, size_t index, const char **name, double *value);
 
 tessera_arg tessera_arg_buffer(tessera_buffer *buf);
 tessera_arg tessera_arg_i32(int32_t v);
