@@ -231,6 +231,7 @@ Measurement run(Device &dev, const Package &pkg, const Problem &p, const Options
   m.loadMs = msSince(t0);
   Result<Kernel> kernel = module->kernel(p.kernel);
   if (!kernel) return failed(kernel.status());
+  m.statistics = kernel->statistics();
   Result<Arguments> args = makeArguments(dev, p, opt);
   if (!args) return failed(args.status());
   m.argumentSets = int(args->sets.size());
@@ -304,6 +305,17 @@ void printRow(const Measurement &m) {
               "check %.3g %s)\n",
               p.work.c_str(), p.mode().c_str(), p.config().c_str(), m.medianMs, m.gbps, m.copyFraction * 100,
               (unsigned long long)m.extraBytes, m.launches, m.argumentSets, m.maxError, m.checkUnit.c_str());
+  // The driver's figures about the machine code (registers, spills), where it reports them.
+  if (!m.statistics.empty()) {
+    std::string line = "    machine code:";
+    for (const KernelStatistic &st : m.statistics) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.10g", st.value);
+      line += " " + st.name + " " + value + ";";
+    }
+    line.pop_back();
+    std::printf("%s\n", line.c_str());
+  }
 }
 
 void printSummary(const Report &r) {
@@ -355,7 +367,12 @@ Status writeJson(const std::string &path, const Report &r) {
     number("median_ms", m.medianMs); number("min_ms", m.minMs); number("gbps", m.gbps); number("copy_fraction", m.copyFraction);
     integer("extra_bytes", m.extraBytes); integer("launches", uint64_t(m.launches)); integer("argument_sets", uint64_t(m.argumentSets));
     number("max_error", m.maxError); text("error_unit", m.checkUnit); number("load_ms", m.loadMs);
-    number("first_launch_ms", m.firstLaunchMs); close("},");
+    number("first_launch_ms", m.firstLaunchMs);
+    j += "\"statistics\": {";
+    for (const KernelStatistic &st : m.statistics) appendJsonString(j, st.name), j += ": ", appendJsonNumber(j, st.value), j += ", ";
+    if (!m.statistics.empty()) j.resize(j.size() - 2);
+    j += "}, ";
+    close("},");
   }
   if (!r.results.empty()) j.pop_back();
   j += "\n  ],\n  \"compile\": [";

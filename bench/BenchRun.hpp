@@ -34,6 +34,7 @@ struct Measurement {
   std::string checkUnit;
   double loadMs = 0;         // host: Device::load (PTX JIT / pipeline creation)
   double firstLaunchMs = 0;  // host: the first launch until it finished
+  std::vector<KernelStatistic> statistics; // what the driver reports about the machine code
 };
 
 struct CompileTime {
