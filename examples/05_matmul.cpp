@@ -1,11 +1,11 @@
-// 05_matmul: C = act(A @ B + bias), f16 or bf16 in and out, f32 accumulation.
+// 05_matmul: C = act(A @ B + bias), f16, bf16 or f32 in and out, f32 accumulation.
 //
 // You will learn a tiled matrix multiply: each program computes a BM x BN block of C, walking K in
 // steps of BK with tl::for_range (a loop on the device that carries the accumulator), loading
 // masked tiles of A and B at the ragged edges, and multiplying them with tl::dot. Programs are
 // numbered in groups of GROUP_M block-rows so that neighbours share tiles of B in the L2 cache.
 // The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
-// Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16] [--act=none|relu|gelu] [--portable] [--repeat=R]
+// Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16|f32] [--act=none|relu|gelu] [--portable] [--repeat=R]
 //                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 64x64x32/4)
 //                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp).
 // --repeat=R also times R more launches on the device and prints the median TFLOP/s. Past 2^30
@@ -30,6 +30,24 @@
 using tessera::bf16;
 using tessera::DType;
 using tessera::f16;
+
+// The element type's conversions (f16 and bf16 have them as members; f32 is the host's float).
+template <class T> T fromFloat(float v) { return T::fromFloat(v); }
+template <> float fromFloat<float>(float v) { return v; }
+template <class T> float toFloat(T v) { return v.toFloat(); }
+template <> float toFloat<float>(float v) { return v; }
+template <class T> uint32_t bitsOf(T v) { return v.bits; }
+template <> uint32_t bitsOf<float>(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+}
+template <class T> T poison() { return T::fromBits(0xffff); } // a NaN
+template <> float poison<float>() { return std::nanf(""); }
+template <class T> const char *dtypeName() { return std::is_same_v<T, f16> ? "f16" : std::is_same_v<T, bf16> ? "bf16" : "f32"; }
+/// Significant bits of the output type, and its least normal exponent.
+template <class T> int digitsOf() { return std::is_same_v<T, f16> ? 11 : std::is_same_v<T, bf16> ? 8 : 24; }
+template <class T> int minExponentOf() { return std::is_same_v<T, f16> ? -14 : -126; }
 
 /// The block shape and warps of a program (--config=BMxBNxBK/W; the default 64x64x32/4).
 struct Config {
@@ -84,14 +102,15 @@ static int fail(const char *what, const tessera::Status &s) {
 
 template <class T> int run(int M, int N, int K, Act act, bool portable, int repeat, Config cfg, bool tune,
                            const std::string &packageDir, const std::string &writeDir) {
-  const std::string dtype = std::is_same_v<T, f16> ? "f16" : "bf16";
+  const std::string dtype = dtypeName<T>();
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceMatmul<T>(act, portable, cfg);
   if (!kernel) return fail("trace", kernel.status());
   if (!writeDir.empty()) {
     std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
-    else // cooperative matrices where the device passes their self-test; in registers where it found mma.sync's lanes
+    else if (!std::is_same_v<T, float>) // cooperative matrices (16-bit inputs) where the device passes their self-test;
+      // in registers where it found mma.sync's lanes
       for (bool lanes : {false, true}) targets.push_back(tessera::spirvTarget(32, false, true, lanes));
     auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
@@ -117,10 +136,10 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
 
   std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<T> a(size_t(M) * K), b(size_t(K) * N), c(size_t(M) * N, T::fromBits(0xffff));
+  std::vector<T> a(size_t(M) * K), b(size_t(K) * N), c(size_t(M) * N, poison<T>());
   std::vector<float> bias(N);
-  for (T &v : a) v = T::fromFloat(dist(rng));
-  for (T &v : b) v = T::fromFloat(dist(rng));
+  for (T &v : a) v = fromFloat<T>(dist(rng));
+  for (T &v : b) v = fromFloat<T>(dist(rng));
   for (float &v : bias) v = dist(rng);
   const DType dt = tessera::DTypeOf<T>::value;
   auto da = dev.allocate(dt, a.size()), db = dev.allocate(dt, b.size()), dc = dev.allocate(dt, c.size());
@@ -174,7 +193,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   // Against float64: the f32 sum is within K * 2^-24 of Σ|a b| (either order, fused or not);
   // GELU's slope is below 1.13 and fast erf adds ~1e-6; the result then rounds once to the
   // output type (half an ULP: 2^-11 relative for f16, 2^-8 for bf16; one ULP allowed).
-  const int digits = std::is_same_v<T, f16> ? 11 : 8;
+  const int digits = digitsOf<T>();
   double worst = 0;
   std::vector<int> checkRows;
   const bool sampled = double(M) * N * K > 0x1p30;
@@ -185,12 +204,12 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     for (int n = 0; n < N; ++n) {
       double sum = bias[n], mag = std::fabs(bias[n]);
       for (int k = 0; k < K; ++k) {
-        double p = double(a[size_t(m) * K + k].toFloat()) * b[size_t(k) * N + n].toFloat();
+        double p = double(toFloat(a[size_t(m) * K + k])) * toFloat(b[size_t(k) * N + n]);
         sum += p, mag += std::fabs(p);
       }
       double ref = act == Act::Relu ? std::max(sum, 0.0) : act == Act::Gelu ? 0.5 * sum * (1 + std::erf(sum / std::sqrt(2.0))) : sum;
-      double got = c[size_t(m) * N + n].toFloat(), err = std::fabs(got - ref);
-      double ulp = std::ldexp(1.0, std::max(std::ilogb(std::fabs(ref)), digits == 11 ? -14 : -126) - (digits - 1));
+      double got = toFloat(c[size_t(m) * N + n]), err = std::fabs(got - ref);
+      double ulp = std::ldexp(1.0, std::max(std::ilogb(std::fabs(ref)), minExponentOf<T>()) - (digits - 1));
       double allowed = ulp + 1.13 * (K + 2) * 0x1p-24 * mag + 1e-6 * std::fabs(ref);
       if (!(err <= allowed)) {
         std::fprintf(stderr, "05_matmul: c[%d][%d] = %.6g, expected %.6g (allowed error %.3g)\n", m, n, got, ref, allowed);
@@ -221,7 +240,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     if (auto s = tessera::interpret(*kernel, grid, {ha, hb, hbias, hc, int32_t(M), int32_t(N), int32_t(K)}); !s)
       return fail("interpret", s);
     size_t differ = 0;
-    for (size_t i = 0; i < c.size(); ++i) differ += c[i].bits != hc.data<T>()[i].bits;
+    for (size_t i = 0; i < c.size(); ++i) differ += bitsOf(c[i]) != bitsOf(hc.data<T>()[i]);
     if (differ) return std::fprintf(stderr, "05_matmul: %zu elements differ from the interpreter\n", differ), 1;
     std::printf("portable: all %zu elements bit-identical to the interpreter\n", c.size());
   }
@@ -258,5 +277,6 @@ int main(int argc, char **argv) {
   if (M < 1 || N < 1 || K < 1) return std::fprintf(stderr, "05_matmul: need M, N, K >= 1\n"), 1;
   if (dtype == "f16") return run<f16>(M, N, K, act, portable, repeat, cfg, tune, packageDir, writeDir);
   if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, repeat, cfg, tune, packageDir, writeDir);
-  return std::fprintf(stderr, "05_matmul: --dtype must be f16 or bf16\n"), 1;
+  if (dtype == "f32") return run<float>(M, N, K, act, portable, repeat, cfg, tune, packageDir, writeDir);
+  return std::fprintf(stderr, "05_matmul: --dtype must be f16, bf16 or f32\n"), 1;
 }

@@ -10,7 +10,9 @@ status=0
 for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
   echo "== 05_matmul and 06_flash_attention, TESSERA_BACKEND=$backend"
   for run in "200 130 300 --dtype=f16 --act=gelu" "65 17 33 --dtype=bf16 --act=relu --portable" \
-             "1000 1000 1000 --dtype=bf16 --act=none" "4096 4096 4096 --dtype=f16 --act=none --repeat=10"; do
+             "1000 1000 1000 --dtype=bf16 --act=none" "4096 4096 4096 --dtype=f16 --act=none --repeat=10" \
+             "4096 4096 4096 --dtype=bf16 --act=none --repeat=10" "8192 8192 8192 --dtype=f16 --act=none --repeat=5" \
+             "130 70 333 --dtype=f32 --act=gelu --portable" "4096 4096 4096 --dtype=f32 --act=none --repeat=10"; do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot $run --package-dir=$S/pkgs/example || status=1
   done
   # The sweep of block shapes (skip it with TESSERA_DOT_SWEEP=0).
@@ -39,12 +41,14 @@ for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
       $S/pkgs/example/matmul_f16_none_fast_{64x64x32w4,128x64x32w4,64x64x128w4}.tspkg || status=1
   done
 done
-echo "== anchor: PyTorch (cuBLAS) f16 matmul 4096^3, same GPU"
+echo "== anchor: PyTorch (cuBLAS) matmul, same GPU (f32 without tf32)"
 python3 - <<'PY' || status=1
 import torch, triton.testing as tt
-a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16); b = torch.randn_like(a)
-ms = tt.do_bench(lambda: a @ b)
-print(f"torch f16 4096^3: {ms:.4f} ms, {2 * 4096**3 / ms / 1e9:.1f} TFLOP/s")
+torch.backends.cuda.matmul.allow_tf32 = False
+for dtype, n in ((torch.float16, 4096), (torch.bfloat16, 4096), (torch.float16, 8192), (torch.float32, 4096)):
+    a = torch.randn(n, n, device="cuda", dtype=dtype); b = torch.randn_like(a)
+    ms = tt.do_bench(lambda: a @ b)
+    print(f"torch {str(dtype).split('.')[1]} {n}^3: {ms:.4f} ms, {2 * n**3 / ms / 1e9:.1f} TFLOP/s")
 PY
 echo "== anchor: PyTorch SDPA (flash) f16, batch 4, 32 heads, seq 4096, head dim 128, same GPU"
 python3 - <<'PY' || status=1

@@ -24,7 +24,8 @@ for cols in 7 1000 4096 3000; do
 done
 build/bin/04_fused_elementwise 1 1 --write-package=.gpu-stage/pkgs/example >/dev/null
 # dot: the matmul and attention examples (scripts/gpu-dot.sh runs them).
-for run in "--dtype=f16 --act=gelu" "--dtype=bf16 --act=relu --portable" "--dtype=f16 --act=none" "--dtype=bf16 --act=none"; do
+for run in "--dtype=f16 --act=gelu" "--dtype=bf16 --act=relu --portable" "--dtype=f16 --act=none" "--dtype=bf16 --act=none" \
+           "--dtype=f32 --act=none" "--dtype=f32 --act=gelu --portable"; do
   build/bin/05_matmul 16 16 16 $run --write-package=.gpu-stage/pkgs/example >/dev/null
 done
 # Larger blocks for the timing (their FMA-path SPIR-V may not fit lavapipe's 32 KiB, so the run
