@@ -309,6 +309,7 @@ bool faultInjected(const char *fault) {
 }
 
 void addTilePasses(OpPassManager &pm, bool portable) {
+  pm.addPass(tile::createTilePipelineLoads()); // kernels with tile.num_stages = 2
   if (portable) {
     tile::TileExpandPortableMathOptions options;
     options.correctlyRoundedBasics = true;

@@ -7,6 +7,7 @@
 // The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
 // Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16|f32] [--act=none|relu|gelu] [--portable] [--repeat=R]
 //                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 64x64x32/4)
+//                [--stages=2] (loads of A and B for the next k step issued before this step's dot)
 //                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp).
 // --repeat=R also times R more launches on the device and prints the median TFLOP/s. Past 2^30
 // multiply-adds only 64 random rows of C are checked against float64 (the host is slow).
@@ -51,9 +52,10 @@ template <class T> int minExponentOf() { return std::is_same_v<T, f16> ? -14 : -
 
 /// The block shape and warps of a program (--config=BMxBNxBK/W; the default 64x64x32/4).
 struct Config {
-  int BM = 64, BN = 64, BK = 32, warps = 4;
+  int BM = 64, BN = 64, BK = 32, warps = 4, stages = 1;
   std::string name() const {
-    return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "w" + std::to_string(warps);
+    return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "w" + std::to_string(warps) +
+           (stages > 1 ? "s" + std::to_string(stages) : "");
   }
 };
 constexpr int GROUP_M = 8;
@@ -91,7 +93,8 @@ template <class T> tessera::Result<tessera::TracedKernel> traceMatmul(Act act, b
   };
   return tessera::trace("matmul", matmul,
                         {.numWarps = uint32_t(cfg.warps), .argNames = {"a", "b", "bias", "c", "M", "N", "K"},
-                         .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast});
+                         .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast,
+                         .numStages = uint32_t(cfg.stages)});
 }
 #endif
 
@@ -152,15 +155,15 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
 #ifndef TESSERA_EXAMPLE_AOT
   std::optional<tessera::Tuned> tuned;
   if (tune) {
-    // The fastest of a few block shapes on this device, measured once and then remembered per
+    // The fastest of a few block shapes (and load pipelining) on this device, measured once and then remembered per
     // device, driver and shape bucket ($TESSERA_CACHE_DIR/autotune.txt). Shapes the device
     // cannot run (too much shared memory) are skipped with their reason.
     std::vector<tessera::TuneConfig> configs;
     for (Config g : {Config{64, 64, 32, 4}, Config{128, 64, 32, 4}, Config{64, 128, 32, 4}, Config{128, 64, 32, 8},
-                     Config{32, 64, 32, 4}, Config{32, 32, 32, 2}})
-      configs.push_back({{{"BM", g.BM}, {"BN", g.BN}, {"BK", g.BK}}, uint32_t(g.warps)});
+                     Config{32, 64, 32, 4}, Config{32, 32, 32, 2}, Config{64, 64, 32, 4, 2}, Config{128, 64, 32, 4, 2}})
+      configs.push_back({{{"BM", g.BM}, {"BN", g.BN}, {"BK", g.BK}, {"STAGES", g.stages}}, uint32_t(g.warps)});
     auto configOf = [](const tessera::TuneConfig &t) {
-      return Config{int(t.get("BM")), int(t.get("BN")), int(t.get("BK")), int(t.numWarps)};
+      return Config{int(t.get("BM")), int(t.get("BN")), int(t.get("BK")), int(t.numWarps), std::max(1, int(t.get("STAGES")))};
     };
     tessera::Autotuner tuner;
     auto best = tuner.tune(
@@ -266,6 +269,7 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
     else if (!std::strcmp(argv[i], "--tune")) tune = true;
+    else if (!std::strncmp(argv[i], "--stages=", 9)) cfg.stages = std::atoi(argv[i] + 9);
     else if (!std::strncmp(argv[i], "--config=", 9)) {
       if (std::sscanf(argv[i] + 9, "%dx%dx%d/%d", &cfg.BM, &cfg.BN, &cfg.BK, &cfg.warps) != 4)
         return std::fprintf(stderr, "05_matmul: --config=BMxBNxBK/WARPS, e.g. 64x64x32/4\n"), 1;

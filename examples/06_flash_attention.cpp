@@ -8,6 +8,7 @@
 // stops the walk at the diagonal and masks the scores above it.
 // Run: 06_flash_attention [batch] [heads] [seq] [D] [--dtype=f16|bf16] [--causal] [--portable]
 //                         [--blocks=BLOCK_MxBLOCK_N] [--repeat=R]
+//                         [--stages=2] (the next key block's K and V loaded before this block's work)
 // The blocks default to 64 x 64 (D = 64) or 64 x 32 (D = 128) on NVIDIA through CUDA (tensor
 // cores, operands staged as 16-bit values) and 16 x 16 elsewhere (the FMA path stages 32-bit
 // values: two products of a D = 128 program must fit lavapipe's 32 KiB). --repeat=R times R more
@@ -32,8 +33,10 @@ using tessera::DType;
 using tessera::f16;
 
 struct Blocks {
-  int m = 0, n = 0;
-  std::string name() const { return std::to_string(m) + "x" + std::to_string(n); }
+  int m = 0, n = 0, stages = 1;
+  std::string name() const {
+    return std::to_string(m) + "x" + std::to_string(n) + (stages > 1 ? "s" + std::to_string(stages) : "");
+  }
 };
 static std::string packageName(const std::string &dtype, int D, bool causal, bool portable, Blocks bl) {
   return "/attention_" + dtype + "_d" + std::to_string(D) + (causal ? "_causal" : "") + (portable ? "_portable" : "_fast") +
@@ -77,7 +80,8 @@ template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, 
   };
   return tessera::trace("attention", attention,
                         {.numWarps = 4, .argNames = {"q", "k", "v", "o", "seq", "scale"},
-                         .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast});
+                         .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast,
+                         .numStages = uint32_t(bl.stages)});
 }
 #endif
 
@@ -95,7 +99,8 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   if (!device) return fail("device", device.status());
   tessera::Device &dev = **device;
   if (!bl.m) // tensor cores on NVIDIA (CUDA) take bigger blocks: their operands are 16-bit in shared memory
-    bl = dev.target().kind == tessera::TargetKind::PTX && !portable ? Blocks{64, D == 64 ? 64 : 32} : Blocks{16, 16};
+    bl = dev.target().kind == tessera::TargetKind::PTX && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages}
+                                                                    : Blocks{16, 16, bl.stages};
   const int BLOCK_M = bl.m;
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceAttention<T>(D, causal, portable, bl);
@@ -225,6 +230,7 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--causal")) causal = true;
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
+    else if (!std::strncmp(argv[i], "--stages=", 9)) bl.stages = std::atoi(argv[i] + 9);
     else if (!std::strncmp(argv[i], "--blocks=", 9)) {
       if (std::sscanf(argv[i] + 9, "%dx%d", &bl.m, &bl.n) != 2 || bl.m < 16 || bl.n < 16)
         return std::fprintf(stderr, "06_flash_attention: --blocks=MxN, powers of two of at least 16\n"), 1;

@@ -20,6 +20,11 @@ for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$config \
       --package-dir=$S/pkgs/example || status=1
   done
+  # Loads of the next k step issued before this step's dot (numStages = 2).
+  for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 64x64x32/4 128x64x32/4); do
+    TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$config \
+      --stages=2 --package-dir=$S/pkgs/example || status=1
+  done
   # The same through Vulkan with cooperative matrices turned off (the FMA path), for comparison.
   if [ "$backend" = vulkan ]; then
     for config in 64x64x32/4 $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 128x64x32/8 64x128x32/4 128x64x32/4); do
@@ -29,7 +34,7 @@ for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
   fi
   for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal" \
              "1 2 77 128 --dtype=bf16 --portable" "4 32 4096 128 --dtype=f16 --repeat=5" \
-             "4 32 4096 128 --dtype=f16 --causal --repeat=5"; do
+             "4 32 4096 128 --dtype=f16 --causal --repeat=5" "4 32 4096 128 --dtype=f16 --repeat=5 --stages=2"; do
     TESSERA_BACKEND=$backend $S/bin/06_flash_attention_aot $run --package-dir=$S/pkgs/example || status=1
   done
 done

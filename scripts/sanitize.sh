@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 kind=${1:?usage: sanitize.sh thread|address}
 case $kind in
   thread) dir=build-tsan tests=(-tc="stream*,stress*")
-          export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" ;;
+          export TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$PWD/scripts/tsan.supp ${TSAN_OPTIONS:-}" ;;
   address) dir=build-asan tests=()
           export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}" ;;
   *) echo "sanitize.sh: '$kind' is not thread or address" >&2; exit 2 ;;

@@ -35,6 +35,12 @@ for config in 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4; do
     >/dev/null 2>&1 || true
   test -f .gpu-stage/pkgs/example/matmul_f16_none_fast_${config/\//w}.tspkg
 done
+# The same with the loads of the next k step issued before this step's dot (--stages=2).
+for config in 64x64x32/4 128x64x32/4; do
+  build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=$config --stages=2 \
+    --write-package=.gpu-stage/pkgs/example >/dev/null 2>&1 || true
+  test -f .gpu-stage/pkgs/example/matmul_f16_none_fast_${config/\//w}s2.tspkg
+done
 # Attention: 16 x 16 blocks (Vulkan, portable) and the tensor-core blocks CUDA picks (which may not
 # fit lavapipe's shared memory on the FMA path here: the package is written first).
 for run in "64 --dtype=f16" "128 --dtype=f16 --causal" "64 --dtype=bf16 --causal" "128 --dtype=bf16 --portable" \
@@ -45,7 +51,12 @@ for run in "64 --dtype=f16 --blocks=64x64" "128 --dtype=f16 --causal --blocks=64
            "128 --dtype=f16 --blocks=64x32"; do
   build/bin/06_flash_attention 1 1 1 $run --write-package=.gpu-stage/pkgs/example >/dev/null 2>&1 || true
 done
-test "$(ls .gpu-stage/pkgs/example/attention_* | wc -l)" -eq 9
+# And with the next key block loaded ahead (--stages=2), for the timing.
+for blocks in 64x32 16x16; do
+  build/bin/06_flash_attention 1 1 1 128 --dtype=f16 --blocks=$blocks --stages=2 --write-package=.gpu-stage/pkgs/example \
+    >/dev/null 2>&1 || true
+done
+test "$(ls .gpu-stage/pkgs/example/attention_* | wc -l)" -eq 11
 build/bin/tessera-conformance --write-packages=.gpu-stage/pkgs/conformance >/dev/null
 build/bin/tessera-op-tests --write-packages=.gpu-stage/pkgs/conformance >/dev/null
 # The numerics suite's packages and the interpreter's reference files (sizes up to 4096: the

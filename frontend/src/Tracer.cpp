@@ -325,6 +325,9 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
   if (!tile::isPowerOfTwo(options.numWarps) || options.numWarps > 32)
     return where("numWarps = " + std::to_string(options.numWarps) + " must be a power of two from 1 to 32; use 1, 2, 4, 8, 16 or 32 "
                  "(4 is the default)");
+  if (options.numStages != 1 && options.numStages != 2)
+    return where("numStages = " + std::to_string(options.numStages) +
+                 " is not supported; use 1 (loads where written) or 2 (loop loads one iteration ahead)");
   if (!options.argNames.empty() && options.argNames.size() != params.size())
     return where("argNames has " + std::to_string(options.argNames.size()) + " names but the kernel has " +
                  std::to_string(params.size()) + " parameters; give one name per parameter, or none");
@@ -346,6 +349,8 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
   st.func->setAttr(tile::kKernelAttr, UnitAttr::get(ctx));
   st.func->setAttr(tile::kNumWarpsAttr, st.builder.getI32IntegerAttr(int32_t(options.numWarps)));
   st.func->setAttr(tile::kNumericsAttr, st.builder.getStringAttr(toString(options.numerics)));
+  if (options.numStages > 1)
+    st.func->setAttr(tile::kNumStagesAttr, st.builder.getI32IntegerAttr(int32_t(options.numStages)));
   Block *entry = st.func.addEntryBlock();
   std::vector<uint32_t> ids;
   for (unsigned i = 0; i < params.size(); ++i) {

@@ -25,6 +25,9 @@ namespace tessera::tile {
 /// Discardable attributes on a kernel's `func.func`.
 inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";       // unit
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";  // i32
+/// i32, 2: the loads of the kernel's loops are issued one iteration ahead (tile-pipeline-loads);
+/// absent or 1: as written.
+inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 inline constexpr llvm::StringLiteral kArgNameAttr = "tile.name";        // per-argument string
 /// "fast" (also when absent) or "portable": the numerics contract (docs/numerics.md).
 inline constexpr llvm::StringLiteral kNumericsAttr = "tile.numerics";

@@ -51,4 +51,25 @@ def TileExpandPortableMath : Pass<"tile-expand-portable-math", "mlir::ModuleOp">
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TilePipelineLoads : Pass<"tile-pipeline-loads", "mlir::ModuleOp"> {
+  let summary = "Issue the loads of a loop one iteration ahead (num_stages = 2)";
+  let description = [{
+    In each `func.func` with `tile.num_stages = 2`, every innermost `scf.for` whose body writes
+    no memory gets its `tile.load`s pipelined by one iteration, where a load's offsets, mask
+    and `other` depend only on the induction variable and values from outside the loop:
+
+      before the loop:  the loads for i = lb, masked also by lb < ub
+      in the loop:      first the loads for i + step, masked also by i < i + step < ub (no
+                        wrap-around), then the body, using the loads of this iteration
+                        carried in from the previous one (extra iter_args)
+
+    So the memory latency of the next iteration's tiles overlaps this iteration's work (a
+    `dot`, say), at the cost of holding two copies of those tiles in registers. Results are
+    unchanged: the same elements are read (no load reads memory that the loop writes), and the
+    extra masks only keep loads past the end from touching memory. Loads that depend on
+    iter_args or on other loads, and loops with stores or atomics, are left as they are.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
 #endif // TESSERA_TILE_TRANSFORMS_PASSES

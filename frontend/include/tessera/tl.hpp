@@ -66,6 +66,11 @@ struct KernelOptions {
   std::vector<std::string> argNames;
   /// Fast (the default) or Portable: tessera::trace("k", fn, {.numerics = Numerics::Portable}).
   Numerics numerics = Numerics::Fast;
+  /// 1 (the default): loads run where they are written. 2: in each tl::for_range loop that
+  /// stores nothing, the loads whose offsets and masks depend only on the loop index are issued
+  /// one iteration ahead, so their memory latency overlaps the previous iteration's work (a
+  /// `dot`); costs registers for a second copy of those tiles. Results are the same.
+  uint32_t numStages = 1;
 };
 
 namespace tl {
