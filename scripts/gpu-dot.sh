@@ -7,6 +7,9 @@ set -u
 S=.gpu-stage
 if [ -z "${out:-}" ]; then source "$(dirname "$0")/gpu-setup.sh" gpu-dot.log; fi
 status=0
+echo "== tessera devices --probe (matrix units after the self-test, twice: the second reads its record)"
+$S/bin/tessera devices --probe | grep -E "^device|backend|matrix units|denormals" || status=1
+$S/bin/tessera devices --probe | grep -E "matrix units" || status=1
 for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
   echo "== 05_matmul and 06_flash_attention, TESSERA_BACKEND=$backend"
   for run in "200 130 300 --dtype=f16 --act=gelu" "65 17 33 --dtype=bf16 --act=relu --portable" \

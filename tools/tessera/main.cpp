@@ -21,7 +21,9 @@ void printHelp(FILE *out) {
   std::fputs("usage: tessera <command> [options]\n"
              "\n"
              "commands:\n"
-             "  devices [--json]   list the devices and backends this machine offers, and why a backend is absent\n"
+             "  devices [--json] [--probe]\n"
+             "                     list the devices and backends this machine offers, and why a backend is absent;\n"
+             "                     --probe opens each one: matrix units for fast dot, denormal support\n"
              "  kernels PKG...     load packages on the default device; per kernel: the code chosen, its threads and\n"
              "                     shared memory, and what the driver reports about the machine code (registers, spills)\n"
              "  compile ...        compile tile IR or C++ kernel files into a package (and a header of typed launch\n"
@@ -95,7 +97,19 @@ void printFeatures(const std::vector<std::string> &features) {
   std::printf("%s\n", line.c_str());
 }
 
-void printText(const tessera::Runtime &rt) {
+/// What opening the device through the backend tells (--probe): the matrix units fast-mode dot
+/// uses (after the cooperative-matrix self-test) and how denormals are kept.
+struct Probe {
+  std::string matrixUnits, denormals, error;
+};
+
+Probe probe(tessera::Runtime &rt, uint32_t device, tessera::Backend backend) {
+  auto dev = rt.open(device, backend);
+  if (!dev) return {"", "", dev.status().toString()};
+  return {(*dev)->matrixUnits(), (*dev)->denormalSupport(), ""};
+}
+
+void printText(tessera::Runtime &rt, bool probing) {
   using tessera::Backend;
   if (rt.devices().empty()) std::printf("no devices\n");
   for (const tessera::DeviceInfo &d : rt.devices()) {
@@ -117,6 +131,14 @@ void printText(const tessera::Runtime &rt) {
       std::printf("    max buffer           %s (%llu bytes)\n", bytesText(b.maxBufferBytes).c_str(),
                   static_cast<unsigned long long>(b.maxBufferBytes));
       if (b.backend == Backend::Vulkan) printFeatures(b.features);
+      if (probing) {
+        Probe p = probe(rt, d.index, b.backend);
+        if (!p.error.empty()) std::printf("    cannot open          %s\n", p.error.c_str());
+        else {
+          std::printf("    matrix units         %s\n", p.matrixUnits.c_str());
+          std::printf("    denormals            %s\n", p.denormals.c_str());
+        }
+      }
     }
   }
   for (const tessera::BackendAbsence &a : rt.absentBackends())
@@ -129,7 +151,7 @@ std::string jsonStringArray(const std::vector<std::string> &items) {
   return out + "]";
 }
 
-void printJson(const tessera::Runtime &rt) {
+void printJson(tessera::Runtime &rt, bool probing) {
   std::printf("{\n  \"devices\": [");
   bool firstDevice = true;
   for (const tessera::DeviceInfo &d : rt.devices()) {
@@ -143,13 +165,22 @@ void printJson(const tessera::Runtime &rt) {
       std::printf("%s\n       {\"backend\": \"%s\", \"default\": %s, \"driverVersion\": %s, \"apiVersion\": %s, "
                   "\"subgroupSize\": %u, \"memoryBytes\": %llu, \"maxThreadsPerGroup\": %u, "
                   "\"maxGroupCount\": [%u, %u, %u], \"maxSharedMemBytes\": %u, \"maxBufferBytes\": %llu, "
-                  "\"computeCapability\": %u, \"features\": %s}",
+                  "\"computeCapability\": %u, \"features\": %s",
                   firstBackend ? "" : ",", tessera::toString(b.backend), b.backend == d.defaultBackend ? "true" : "false",
                   jsonString(b.driverVersion).c_str(), jsonString(b.apiVersion).c_str(), b.subgroupSize,
                   static_cast<unsigned long long>(b.memoryBytes), b.maxThreadsPerGroup, b.maxGroupCount[0],
                   b.maxGroupCount[1], b.maxGroupCount[2], b.maxSharedMemBytes,
                   static_cast<unsigned long long>(b.maxBufferBytes), b.computeCapability,
                   jsonStringArray(b.features).c_str());
+      if (probing) {
+        std::printf(",\n\"probe\": ");
+        Probe p = probe(rt, d.index, b.backend);
+        if (!p.error.empty()) std::printf("{\"error\": %s}", jsonString(p.error).c_str());
+        else
+          std::printf("{\"matrixUnits\": %s, \"denormals\": %s}", jsonString(p.matrixUnits).c_str(),
+                      jsonString(p.denormals).c_str());
+      }
+      std::printf("}");
       firstBackend = false;
     }
     std::printf("]}");
@@ -165,16 +196,19 @@ void printJson(const tessera::Runtime &rt) {
 }
 
 int runDevices(int argc, char **argv) {
-  bool json = false;
+  bool json = false, probing = false;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--json") == 0) json = true;
+    else if (std::strcmp(argv[i], "--probe") == 0) probing = true;
     else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::printf("usage: tessera devices [--json]\n"
+      std::printf("usage: tessera devices [--json] [--probe]\n"
                   "Lists every device, each backend that reaches it (the default one marked), and why any\n"
-                  "backend is absent. Exit code 0 when at least one device is present, 1 when none.\n");
+                  "backend is absent. --probe also opens each device through each backend and reports the\n"
+                  "matrix units fast-mode dot uses there (Vulkan: after the cooperative-matrix self-test) and\n"
+                  "how float denormals are kept. Exit code 0 when at least one device is present, 1 when none.\n");
       return 0;
     } else {
-      std::fprintf(stderr, "tessera devices: unknown option '%s' (expected --json)\n", argv[i]);
+      std::fprintf(stderr, "tessera devices: unknown option '%s' (expected --json or --probe)\n", argv[i]);
       return kExitUsage;
     }
   }
@@ -183,8 +217,8 @@ int runDevices(int argc, char **argv) {
     std::fprintf(stderr, "tessera devices: %s\n", rt.status().toString().c_str());
     return 1;
   }
-  if (json) printJson(**rt);
-  else printText(**rt);
+  if (json) printJson(**rt, probing);
+  else printText(**rt, probing);
   return (*rt)->devices().empty() ? 1 : 0;
 }
 
