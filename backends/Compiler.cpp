@@ -221,8 +221,6 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     options.target = target.kind == TargetKind::PTX ? "nvptx" : "spirv";
     options.subgroupSize = target.subgroupSize;
     options.chip = target.chip;
-    options.coopMatrix = target.kind == TargetKind::SPIRV && hasCoopMatrix(target.chip);
-    options.mmaLanes = target.kind == TargetKind::SPIRV && hasMmaLanes(target.chip);
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

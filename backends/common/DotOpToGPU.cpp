@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -24,25 +25,37 @@ using namespace mlir;
 namespace tessera::backend {
 namespace {
 
+/// Runs `body` where this thread owns its elements of layout `l` (replicas hold the same values
+/// and write nothing): under an scf.if on the owner predicate, or directly when every thread owns.
+void forOwners(OpBuilder &b, Location loc, const TileLowering &lw, const BlockedLayout &l,
+               llvm::function_ref<void(OpBuilder &, Location)> body) {
+  if (Value owner = lw.ownerPredicate(b, loc, l))
+    scf::IfOp::create(b, loc, owner, [&](OpBuilder &ib, Location il) {
+      body(ib, il);
+      scf::YieldOp::create(ib, il);
+    });
+  else
+    body(b, loc);
+}
+
+/// Index i * coef[0] + j * coef[1] of this thread's element e of a 2-D tile of layout `l`, from
+/// `base` = lw.threadLinear(l, coef).
+Value elementIndex(OpBuilder &b, Location loc, const TileLowering &lw, const BlockedLayout &l, ArrayRef<int64_t> coef,
+                   Value base, int64_t e) {
+  int64_t offset = l.staticCoord(e, 0) * coef[0] + l.staticCoord(e, 1) * coef[1];
+  return offset ? Value(arith::AddIOp::create(b, loc, base, lw.i32(b, loc, offset))) : base;
+}
+
 /// Writes this thread's elements of a 2-D tile (layout `l`) to shared memory, element (i, j) at
 /// index i * coef[0] + j * coef[1] (row-major: {cols, 1}; transposed: {1, rows}), through
 /// `store`. Only owners write (replicas hold the same values).
 void writeTile(OpBuilder &b, Location loc, const TileLowering &lw, const BlockedLayout &l, ValueRange values,
                ArrayRef<int64_t> coef, llvm::function_ref<void(OpBuilder &, Location, Value, Value)> store) {
-  auto writeAll = [&](OpBuilder &wb, Location wl) {
+  forOwners(b, loc, lw, l, [&](OpBuilder &wb, Location wl) {
     Value base = lw.threadLinear(wb, wl, l, coef);
-    for (int64_t e = 0; e < l.perThread(); ++e) {
-      int64_t offset = l.staticCoord(e, 0) * coef[0] + l.staticCoord(e, 1) * coef[1];
-      store(wb, wl, offset ? Value(arith::AddIOp::create(wb, wl, base, lw.i32(wb, wl, offset))) : base, values[e]);
-    }
-  };
-  if (Value owner = lw.ownerPredicate(b, loc, l))
-    scf::IfOp::create(b, loc, owner, [&](OpBuilder &ib, Location il) {
-      writeAll(ib, il);
-      scf::YieldOp::create(ib, il);
-    });
-  else
-    writeAll(b, loc);
+    for (int64_t e = 0; e < l.perThread(); ++e)
+      store(wb, wl, elementIndex(wb, wl, lw, l, coef, base, e), values[e]);
+  });
 }
 
 /// The operand and result types of a tile.dot and their sizes: a is M x K, b K x N.
@@ -56,11 +69,13 @@ struct DotShape {
         N(bType.getDimSize(1)), in(aType.getElementType()), accElem(cType.getElementType()) {}
 };
 
-/// A tile to stage in shared memory: element (i, j) at index i * coef[0] + j * coef[1].
+/// A tile to stage in shared memory: element (i, j) at index i * coef[0] + j * coef[1], or, with
+/// `index`, this thread's element e at index(e).
 struct StagedTile {
   RankedTensorType type;
   ValueRange values; // this thread's elements
   std::array<int64_t, 2> coef;
+  std::function<Value(OpBuilder &, Location, int64_t)> index = nullptr;
 };
 
 /// Stages tiles in shared-memory arrays of their own element type (the target's own
@@ -77,8 +92,14 @@ SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering
   lw.barrier(r, loc);
   for (auto [t, buffer] : llvm::zip(tiles, buffers)) {
     Value buf = buffer;
-    writeTile(r, loc, lw, lw.layoutOf(t.type), t.values, t.coef,
-              [&lw, buf](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, buf, idx, v); });
+    const BlockedLayout l = lw.layoutOf(t.type);
+    if (t.index)
+      forOwners(r, loc, lw, l, [&](OpBuilder &x, Location xl) {
+        for (int64_t e = 0; e < l.perThread(); ++e) lw.target.storeShared(x, xl, buf, t.index(x, xl, e), t.values[e]);
+      });
+    else
+      writeTile(r, loc, lw, l, t.values, t.coef,
+                [&lw, buf](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, buf, idx, v); });
   }
   lw.barrier(r, loc);
   return buffers;
@@ -164,40 +185,24 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Locatio
   const int64_t bytes = (M * K + K * N) * (in.getIntOrFloatBitWidth() / 8);
   if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
-  auto func = cast<gpu::GPUFuncOp>(lw.kernel);
-  Value sa = lw.target.allocShared(r, loc, func, in, M * K);
-  Value sb = lw.target.allocShared(r, loc, func, in, K * N);
-  lw.sharedBytes += bytes;
-  BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
+  const BlockedLayout la = lw.layoutOf(aType), lc = lw.layoutOf(cType);
   const int64_t W = lw.threads / 32, R = lw.threads / 4;
 
   // Stage A (rows permuted) and B (row-major) in their own type.
-  lw.barrier(r, loc);
-  auto writeA = [&](OpBuilder &x, Location xl) {
+  auto permutedA = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
     auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
-    for (int64_t e = 0; e < la.perThread(); ++e) {
-      Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
-      Value q = arith::DivUIOp::create(x, xl, row, c(R));                          // row repetition 2p + h
-      Value w = arith::RemUIOp::create(x, xl, arith::DivUIOp::create(x, xl, row, c(8)), c(W)); // subgroup
-      Value block = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::DivUIOp::create(x, xl, q, c(2)), c(W)), w);
-      Value staged = arith::AddIOp::create(
-          x, xl, arith::MulIOp::create(x, xl, block, c(16)),
-          arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, q, c(2)), c(8)),
-                                arith::RemUIOp::create(x, xl, row, c(8))));
-      Value idx = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, staged, c(K)), col);
-      lw.target.storeShared(x, xl, sa, idx, a[e]);
-    }
+    Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
+    Value q = arith::DivUIOp::create(x, xl, row, c(R));                                      // row repetition 2p + h
+    Value w = arith::RemUIOp::create(x, xl, arith::DivUIOp::create(x, xl, row, c(8)), c(W)); // subgroup
+    Value block = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::DivUIOp::create(x, xl, q, c(2)), c(W)), w);
+    Value staged = arith::AddIOp::create(
+        x, xl, arith::MulIOp::create(x, xl, block, c(16)),
+        arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, q, c(2)), c(8)),
+                              arith::RemUIOp::create(x, xl, row, c(8))));
+    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, staged, c(K)), col);
   };
-  if (Value owner = lw.ownerPredicate(r, loc, la))
-    scf::IfOp::create(r, loc, owner, [&](OpBuilder &ib, Location il) {
-      writeA(ib, il);
-      scf::YieldOp::create(ib, il);
-    });
-  else
-    writeA(r, loc);
-  writeTile(r, loc, lw, lb, b, {N, 1},
-            [&lw, sb](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, sb, idx, v); });
-  lw.barrier(r, loc);
+  SmallVector<Value> staged = stageInOwnType(r, loc, lw, {{aType, a, {K, 1}, permutedA}, {bType, b, {N, 1}}});
+  Value sa = staged[0], sb = staged[1];
 
   MLIRContext *ctx = r.getContext();
   auto aMat = gpu::MMAMatrixType::get({16, 16}, in, "AOp");
@@ -310,11 +315,8 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrices(OpBuilder &r, Location l
   // Every thread (replicas too) reads its elements of the result.
   SmallVector<Value> out;
   Value base = lw.threadLinear(r, loc, lc, {N, 1});
-  for (int64_t e = 0; e < lc.perThread(); ++e) {
-    int64_t offset = lc.staticCoord(e, 0) * N + lc.staticCoord(e, 1);
-    Value idx = offset ? Value(arith::AddIOp::create(r, loc, base, lw.i32(r, loc, offset))) : base;
-    out.push_back(lw.target.loadShared(r, loc, sc, idx, accElem));
-  }
+  for (int64_t e = 0; e < lc.perThread(); ++e)
+    out.push_back(lw.target.loadShared(r, loc, sc, elementIndex(r, loc, lw, lc, {N, 1}, base, e), accElem));
   return out;
 }
 
@@ -331,21 +333,12 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     Type accElem = cType.getElementType();
     const bool isFloat = isa<FloatType>(accElem);
     BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
-    if (std::optional<SmallVector<Value>> viaUnits =
-            lowerWithMatrixUnits(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
-      r.replaceOpWithMultiple(op, {ValueRange(*viaUnits)});
-      return success();
-    }
-    if (std::optional<SmallVector<Value>> viaLanes =
-            lowerWithCoopMatrixLanes(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
-      r.replaceOpWithMultiple(op, {ValueRange(*viaLanes)});
-      return success();
-    }
-    if (std::optional<SmallVector<Value>> viaCoop =
-            lowerWithCoopMatrices(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
-      r.replaceOpWithMultiple(op, {ValueRange(*viaCoop)});
-      return success();
-    }
+    // Matrix units first, where the target has them for these types and shapes.
+    for (auto lower : {lowerWithMatrixUnits, lowerWithCoopMatrixLanes, lowerWithCoopMatrices})
+      if (std::optional<SmallVector<Value>> via = lower(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
+        r.replaceOpWithMultiple(op, {ValueRange(*via)});
+        return success();
+      }
 
     // Stage a (M x K) and b (K x N) row-major; the first barrier keeps the writes of a dot in a
     // loop from overtaking the reads of the previous iteration.

@@ -195,7 +195,9 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     if (target == "nvptx") {
       desc = nvptxTarget(chip);
     } else if (target == "spirv") {
-      desc = spirvTarget(subgroupSize, hasSoftDenormals(chip), coopMatrix, coopMatrix && mmaLanes);
+      // The chip (from the compiler) or the options (tessera-opt) ask for cooperative matrices.
+      const bool coop = coopMatrix || hasCoopMatrix(chip);
+      desc = spirvTarget(subgroupSize, hasSoftDenormals(chip), coop, coop && (mmaLanes || hasMmaLanes(chip)));
     } else {
       module.emitError() << "unknown target '" << target << "'; use nvptx or spirv";
       return signalPassFailure();

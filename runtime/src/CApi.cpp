@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -28,7 +29,13 @@ struct tessera_module {
 };
 struct tessera_kernel {
   Kernel kernel;
-  std::vector<KernelStatistic> statistics; // read at tessera_kernel_get: names stay valid
+  /// Kernel::statistics, read on first use and kept so that the names stay valid.
+  const std::vector<KernelStatistic> &statistics() const {
+    std::call_once(statisticsRead, [this] { statisticsKept = kernel.statistics(); });
+    return statisticsKept;
+  }
+  mutable std::once_flag statisticsRead;
+  mutable std::vector<KernelStatistic> statisticsKept;
 };
 struct tessera_stream {
   Stream stream;
@@ -217,7 +224,7 @@ tessera_status tessera_kernel_get(tessera_module *mod, const char *name, tessera
     *out = nullptr;
     Result<Kernel> k = mod->mod.kernel(name);
     if (!k) return fail(k.status());
-    *out = new tessera_kernel{*k, k->statistics()};
+    *out = new tessera_kernel{*k};
     return TESSERA_OK;
   });
 }
@@ -259,18 +266,19 @@ tessera_status tessera_kernel_launch_on(tessera_kernel *kernel, const uint32_t g
 }
 void tessera_kernel_destroy(tessera_kernel *kernel) { delete kernel; }
 
-size_t tessera_kernel_statistic_count(const tessera_kernel *kernel) { return kernel ? kernel->statistics.size() : 0; }
+size_t tessera_kernel_statistic_count(const tessera_kernel *kernel) { return kernel ? kernel->statistics().size() : 0; }
 
 tessera_status tessera_kernel_statistic(const tessera_kernel *kernel, size_t index, const char **name, double *value) {
   return guarded([&] {
     tessera_status st;
     if (!nonNull(kernel, "kernel", &st) || !nonNull(name, "name", &st) || !nonNull(value, "value", &st)) return st;
-    if (index >= kernel->statistics.size())
+    const std::vector<KernelStatistic> &stats = kernel->statistics();
+    if (index >= stats.size())
       return fail(TESSERA_ERROR_INVALID_ARGUMENT, "statistic " + std::to_string(index) + " of kernel '" +
                                                       kernel->kernel.entry().name + "', which has " +
-                                                      std::to_string(kernel->statistics.size()));
-    *name = kernel->statistics[index].name.c_str();
-    *value = kernel->statistics[index].value;
+                                                      std::to_string(stats.size()));
+    *name = stats[index].name.c_str();
+    *value = stats[index].value;
     return TESSERA_OK;
   });
 }

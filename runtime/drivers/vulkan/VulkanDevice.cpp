@@ -65,6 +65,7 @@ Status VulkanDevice::init() {
   if (Status s = core->init(); !s) return s;
   streams_.push_back(core);
   defaultStream_ = std::make_unique<VulkanStream>(std::move(core));
+  cacheKey_ = cacheKeyOf(props);
   openPipelineCache(props);
   return Status::success();
 }
@@ -73,19 +74,23 @@ namespace {
 constexpr char kPipelineCacheMagic[] = "tessera vulkan pipeline cache v1\n";
 } // namespace
 
+std::string cacheKeyOf(const VkPhysicalDeviceProperties &props) {
+  char name[96];
+  std::snprintf(name, sizeof name, "%04x-%04x-%08x-", props.vendorID, props.deviceID, props.driverVersion);
+  std::string key = name;
+  for (uint8_t b : props.pipelineCacheUUID) {
+    char hex[3];
+    std::snprintf(hex, sizeof hex, "%02x", b);
+    key += hex;
+  }
+  return key;
+}
+
 // File layout: the magic line, the data's size and FNV-1a hash (8 bytes each, little-endian),
 // then vkGetPipelineCacheData's bytes. The driver checks its own header (vendor, device,
 // pipelineCacheUUID) too; the hash keeps a damaged file from ever reaching it.
 void VulkanDevice::openPipelineCache(const VkPhysicalDeviceProperties &props) {
   std::vector<uint8_t> data;
-  char name[96];
-  std::snprintf(name, sizeof name, "%04x-%04x-%08x-", props.vendorID, props.deviceID, props.driverVersion);
-  cacheKey_ = name;
-  for (uint8_t b : props.pipelineCacheUUID) {
-    char hex[3];
-    std::snprintf(hex, sizeof hex, "%02x", b);
-    cacheKey_ += hex;
-  }
   if (std::string dir = cacheDirectory(); !dir.empty()) {
     pipelineCacheFile_ = dir + "/vulkan-pipelines/" + cacheKey_ + ".bin";
     std::ifstream in(pipelineCacheFile_, std::ios::binary);

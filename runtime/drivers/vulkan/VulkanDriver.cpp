@@ -66,7 +66,6 @@ std::string decodeDriverVersion(uint32_t vendorId, uint32_t v) {
   return formatVulkanVersion(v);
 }
 
-// Fills one VulkanPhysical, or returns false (with why) for a device Tessera cannot use.
 /// The cooperative-matrix shapes the device reports (VK_KHR_cooperative_matrix); empty without
 /// the extension or Vulkan 1.3. The query is an instance-level entry point volk does not know.
 std::vector<CoopMatrixPropertiesKHR> coopMatrixShapes(VkPhysicalDevice handle, uint32_t apiVersion,
@@ -83,6 +82,7 @@ std::vector<CoopMatrixPropertiesKHR> coopMatrixShapes(VkPhysicalDevice handle, u
   return shapes;
 }
 
+// Fills one VulkanPhysical, or returns false (with why) for a device Tessera cannot use.
 bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std::string &why) {
   VkPhysicalDeviceProperties base{};
   vkGetPhysicalDeviceProperties(handle, &base);

@@ -257,9 +257,7 @@ private:
   void savePipelineCache();
   VkPipelineCache pipelineCache_ = VK_NULL_HANDLE;
   bool pipelineStatistics_ = false;
-  /// What identifies this device and driver in cache file names: vendor, device, driver version
-  /// and pipelineCacheUUID ("10de-2335-91bf4000-<32 hex digits>").
-  std::string cacheKey_;
+  std::string cacheKey_; // cacheKeyOf(this device's properties)
   std::string pipelineCacheFile_;
   size_t pipelineCacheLoaded_ = 0; // bytes read at init: written back only when it grew
   VkDevice device_ = VK_NULL_HANDLE;
@@ -323,6 +321,9 @@ private:
 
 /// "1.3.230".
 std::string formatVulkanVersion(uint32_t v);
+/// What identifies a device and its driver in cache file names: vendor, device, driver version
+/// and pipelineCacheUUID ("10de-2335-91bf4000-<32 hex digits>").
+std::string cacheKeyOf(const VkPhysicalDeviceProperties &props);
 /// Parses "vulkan1.1" into VK_MAKE_API_VERSION(0, 1, 1, 0); false if it is not that form.
 bool parseVulkanChip(const std::string &chip, uint32_t &version);
 
