@@ -96,8 +96,9 @@ Value TileLowering::loadShared(OpBuilder &b, Location loc, const SharedBuffer &b
 
 void TileLowering::barrier(OpBuilder &b, Location loc) const { gpu::BarrierOp::create(b, loc); }
 
-SmallVector<Value> TileLowering::remap(OpBuilder &b, Location loc, ValueRange src, const BlockedLayout &srcL,
-                                       const BlockedLayout &dstL, ArrayRef<int64_t> coef) const {
+std::optional<SmallVector<Value>> TileLowering::remapInRegisters(ValueRange src, const BlockedLayout &srcL,
+                                                                 const BlockedLayout &dstL,
+                                                                 ArrayRef<int64_t> coef) const {
   int64_t n = dstL.perThread();
   auto srcIndexOf = [&](int64_t tid, int64_t e) {
     int64_t idx = 0;
@@ -120,14 +121,21 @@ SmallVector<Value> TileLowering::remap(OpBuilder &b, Location loc, ValueRange sr
   for (int64_t tid = 1; tid < threads && local; ++tid)
     for (int64_t e = 0; e < n && local; ++e)
       local = srcL.linear(tid, position[e]) == srcIndexOf(tid, e);
+  if (!local)
+    return std::nullopt;
   SmallVector<Value> out;
-  if (local) {
-    for (int64_t e = 0; e < n; ++e)
-      out.push_back(src[position[e]]);
-    return out;
-  }
+  for (int64_t e = 0; e < n; ++e)
+    out.push_back(src[position[e]]);
+  return out;
+}
 
+SmallVector<Value> TileLowering::remap(OpBuilder &b, Location loc, ValueRange src, const BlockedLayout &srcL,
+                                       const BlockedLayout &dstL, ArrayRef<int64_t> coef) const {
+  if (std::optional<SmallVector<Value>> local = remapInRegisters(src, srcL, dstL, coef))
+    return *local;
   // Through shared memory: owners write the whole source tile row-major, everyone reads.
+  const int64_t n = dstL.perThread();
+  SmallVector<Value> out;
   Type elem = src.front().getType();
   int64_t count = 1;
   for (int64_t d : srcL.shape)

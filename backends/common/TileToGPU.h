@@ -9,6 +9,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace tessera::backend {
@@ -73,6 +74,11 @@ struct TileLowering {
   llvm::SmallVector<mlir::Value> remap(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange src,
                                        const BlockedLayout &srcLayout, const BlockedLayout &dstLayout,
                                        llvm::ArrayRef<int64_t> coef) const;
+  /// The part of remap that stays in registers: nothing when some thread would need an element
+  /// another thread holds.
+  std::optional<llvm::SmallVector<mlir::Value>> remapInRegisters(mlir::ValueRange src, const BlockedLayout &srcLayout,
+                                                                 const BlockedLayout &dstLayout,
+                                                                 llvm::ArrayRef<int64_t> coef) const;
 };
 
 /// The run limit of a kernel: 16 bytes / the narrowest element (in bytes, at least 1) of its
