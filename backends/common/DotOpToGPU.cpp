@@ -70,12 +70,13 @@ struct DotShape {
 };
 
 /// A tile to stage in shared memory: element (i, j) at index i * coef[0] + j * coef[1], or, with
-/// `index`, this thread's element e at index(e).
+/// `index`, this thread's element e at index(e); `count` elements (0: the tile's) are allocated.
 struct StagedTile {
   RankedTensorType type;
   ValueRange values; // this thread's elements
   std::array<int64_t, 2> coef;
   std::function<Value(OpBuilder &, Location, int64_t)> index = nullptr;
+  int64_t count = 0;
 };
 
 /// Stages tiles in shared-memory arrays of their own element type (the target's own
@@ -86,8 +87,9 @@ SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering
   auto func = cast<gpu::GPUFuncOp>(lw.kernel);
   SmallVector<Value> buffers;
   for (const StagedTile &t : tiles) {
-    buffers.push_back(lw.target.allocShared(r, loc, func, t.type.getElementType(), t.type.getNumElements()));
-    lw.sharedBytes += t.type.getNumElements() * (t.type.getElementTypeBitWidth() / 8);
+    const int64_t count = t.count ? t.count : t.type.getNumElements();
+    buffers.push_back(lw.target.allocShared(r, loc, func, t.type.getElementType(), count));
+    lw.sharedBytes += count * (t.type.getElementTypeBitWidth() / 8);
   }
   lw.barrier(r, loc);
   for (auto [t, buffer] : llvm::zip(tiles, buffers)) {
@@ -109,10 +111,11 @@ SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering
 /// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
 /// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup, whose rows
 /// g and g + 8 are the tile rows 2p * R + 8w + g and (2p + 1) * R + 8w + g (R = threads / 4).
-/// A (row-major) and B (transposed) are staged in shared memory in their own type; each
-/// subgroup walks k in steps of the unit's k, loading each of its A and B fragments once per
-/// step, and the result stays where the accumulator was. Returns nothing (no rewrite) when the
-/// target has no unit for these types or the accumulator did not get the layout.
+/// A and B are staged row-major in shared memory in their own type, each row padded by 16 bytes
+/// (8 16-bit elements) so that the 8 rows a fragment load reads at once fall in different
+/// banks; each subgroup walks k in steps of the unit's k, loading each of its A and B fragments
+/// once per step, and the result stays where the accumulator was. Returns nothing (no rewrite)
+/// when the target has no unit for these types or the accumulator did not get the layout.
 std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location loc, const TileLowering &lw, tile::DotOp op,
                                                        ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
@@ -122,12 +125,13 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
   if (lw.portable || !unit || !lw.mmaShapes.count(accShape) || unit->m != 16 || unit->n != 8 || unit->accPerLane != 4 ||
       K % unit->k)
     return std::nullopt;
-  const int64_t bytes = (M * K + K * N) * (in.getIntOrFloatBitWidth() / 8);
+  const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, pad = 16 / inBytes, lda = K + pad, ldb = N + pad;
+  const int64_t bytes = (M * lda + K * ldb) * inBytes;
   if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
-  // Stage A row-major and B transposed, in their own type.
-  SmallVector<Value> staged = stageInOwnType(r, loc, lw, {{aType, a, {K, 1}}, {bType, b, {1, K}}});
-  Value sa = staged[0], sbT = staged[1];
+  SmallVector<Value> staged =
+      stageInOwnType(r, loc, lw, {{aType, a, {lda, 1}, nullptr, M * lda}, {bType, b, {ldb, 1}, nullptr, K * ldb}});
+  Value sa = staged[0], sb = staged[1];
   BlockedLayout lc = lw.layoutOf(cType);
 
   const int64_t R = lc.threadsPer[0], pairs = lc.reps[0] / 2, groups = lc.reps[1];
@@ -142,12 +146,16 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
         SmallVector<SmallVector<Value>> aFrags, bFrags;
         for (int64_t p = 0; p < pairs; ++p) {
           Value row = arith::AddIOp::create(x, xl, warpRow, lw.i32(x, xl, 2 * p * R));
-          Value base = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, lw.i32(x, xl, K)), k0);
-          aFrags.push_back(lw.target.mmaLoadA(x, xl, sa, base, K, R, lane, in));
+          Value base = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, lw.i32(x, xl, lda)), k0);
+          aFrags.push_back(lw.target.mmaLoadA(x, xl, sa, base, lda, R, lane, in));
         }
-        for (int64_t j = 0; j < groups; ++j) {
-          Value base = arith::AddIOp::create(x, xl, lw.i32(x, xl, 8 * j * K), k0);
-          bFrags.push_back(lw.target.mmaLoadB(x, xl, sbT, base, K, lane, in));
+        Value bRow = arith::MulIOp::create(x, xl, k0, lw.i32(x, xl, ldb));
+        for (int64_t j = 0; j < groups; j += 2) { // two column groups per load where there are two
+          const int64_t count = std::min<int64_t>(2, groups - j);
+          Value base = arith::AddIOp::create(x, xl, bRow, lw.i32(x, xl, 8 * j));
+          SmallVector<Value> words = lw.target.mmaLoadB(x, xl, sb, base, ldb, count, lane, in);
+          for (int64_t g = 0; g < count; ++g)
+            bFrags.push_back({words[2 * g], words[2 * g + 1]});
         }
         SmallVector<Value> next(carried.begin(), carried.end());
         for (int64_t p = 0; p < pairs; ++p)

@@ -36,7 +36,7 @@ std::optional<TargetInfo::CoopMatrixShape> TargetInfo::coopMatrixShape(Type, Typ
 SmallVector<Value> TargetInfo::mmaLoadA(OpBuilder &, Location, Value, Value, int64_t, int64_t, Value, Type) const {
   llvm_unreachable("mmaLoadA on a target without matrix units");
 }
-SmallVector<Value> TargetInfo::mmaLoadB(OpBuilder &, Location, Value, Value, int64_t, Value, Type) const {
+SmallVector<Value> TargetInfo::mmaLoadB(OpBuilder &, Location, Value, Value, int64_t, int64_t, Value, Type) const {
   llvm_unreachable("mmaLoadB on a target without matrix units");
 }
 SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange, ValueRange, ValueRange) const {

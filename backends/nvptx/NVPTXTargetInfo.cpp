@@ -26,10 +26,15 @@ public:
 
   // ---- tensor cores: mma.sync m16n8k16, f16 or bf16 -> f32, sm_80+ ---------------------------
   // Lane l is in group g = l / 4 with position t = l % 4 (the PTX ISA's fragment layouts):
-  //   A (16 x 16, row-major): word i holds two elements of row g (+8 for i odd: `rowStep` rows
-  //     of the staged A) at column 2t (+8 for i >= 2);
-  //   B (16 x 8, read from B^T rows): word i holds two elements of column g at row 2t (+8 for i = 1);
+  //   A (16 x 16, row-major): word i holds two elements of row g (+8 for i odd) at column 2t
+  //     (+8 for i >= 2);
+  //   B (16 x 8): word i holds the elements of column g at rows 2t and 2t + 1 (+8 for i = 1);
   //   C (16 x 8): element i at row g (+8 for i >= 2), column 2t + i % 2.
+  // The fragments come from shared memory through ldmatrix (sm_75+): each of its 8 x 8 matrices
+  // of 16-bit elements gives lane l the word at row l / 4, column 2 (l % 4) (transposed: the two
+  // elements at rows 2 (l % 4), +1 of column l / 4), and lanes 8i .. 8i + 7 give the addresses of
+  // the rows of matrix i. So A's four words are matrices (rows 0-7 | 8-15) x (columns 0-7 |
+  // 8-15) of the block, and B's two words per block are its rows 0-7 and 8-15, transposed.
   // (i8 -> i32 would be m16n8k32 with four values per word; not enabled until a GPU run checks it.)
 
   std::optional<MmaShape> mmaShape(Type in, Type acc) const override {
@@ -42,17 +47,27 @@ public:
 
   SmallVector<Value> mmaLoadA(OpBuilder &b, Location loc, Value shared, Value aBase, int64_t lda, int64_t rowStep,
                               Value lane, Type in) const override {
-    Value start = arith::AddIOp::create(b, loc, aBase, laneOffset(b, loc, lane, lda));
-    SmallVector<Value> words;
-    for (int64_t i = 0; i < 4; ++i)
-      words.push_back(wordAt(b, loc, shared, start, (i % 2) * rowStep * lda + (i / 2) * 8, in));
-    return words;
+    // Lane l addresses row l % 8 (+ rowStep rows for matrices 1 and 3) at column 8 (l / 16).
+    Value row = arith::AndIOp::create(b, loc, lane, c32(b, loc, 7));
+    Value half = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 3)), c32(b, loc, 1));
+    Value col = arith::MulIOp::create(b, loc, arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 4)), c32(b, loc, 8));
+    Value offset = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, row, arith::MulIOp::create(b, loc, half, c32(b, loc, rowStep))),
+                              c32(b, loc, lda)),
+        col);
+    return loadMatrices(b, loc, shared, arith::AddIOp::create(b, loc, aBase, offset), 4, /*transposed=*/false, in);
   }
 
-  SmallVector<Value> mmaLoadB(OpBuilder &b, Location loc, Value shared, Value bBase, int64_t ldb, Value lane,
-                              Type in) const override {
-    Value start = arith::AddIOp::create(b, loc, bBase, laneOffset(b, loc, lane, ldb));
-    return {wordAt(b, loc, shared, start, 0, in), wordAt(b, loc, shared, start, 8, in)};
+  SmallVector<Value> mmaLoadB(OpBuilder &b, Location loc, Value shared, Value bBase, int64_t ldb, int64_t groups,
+                              Value lane, Type in) const override {
+    // Lane l addresses row l % 16 of the k step, in the block l / 16 (8 columns further).
+    Value offset = arith::MulIOp::create(b, loc, arith::AndIOp::create(b, loc, lane, c32(b, loc, 15)), c32(b, loc, ldb));
+    if (groups == 2)
+      offset = arith::AddIOp::create(
+          b, loc, offset, arith::MulIOp::create(b, loc, arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 4)), c32(b, loc, 8)));
+    return loadMatrices(b, loc, shared, arith::AddIOp::create(b, loc, bBase, offset), 2 * groups, /*transposed=*/true,
+                        in);
   }
 
   SmallVector<Value> mma(OpBuilder &b, Location loc, Type in, ValueRange a, ValueRange bFrag, ValueRange acc) const override {
@@ -185,21 +200,24 @@ private:
   static Value c32(OpBuilder &b, Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
   }
-  /// g * ld + 2t for lane l = 4g + t: where the lane's first word of a fragment starts.
-  static Value laneOffset(OpBuilder &b, Location loc, Value lane, int64_t ld) {
-    Value g = arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 2));
-    Value t2 = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, lane, c32(b, loc, 3)), c32(b, loc, 1));
-    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, g, c32(b, loc, ld)), t2);
-  }
-  /// The 32-bit word of `in` values at element index start + offset of shared memory, as the
-  /// operand type mma.sync takes: vector<2xf16> for f16, i32 for bf16.
-  static Value wordAt(OpBuilder &b, Location loc, Value shared, Value start, int64_t offset, Type in) {
-    Value index = offset ? Value(arith::AddIOp::create(b, loc, start, c32(b, loc, offset))) : start;
+  /// ldmatrix of `count` 8 x 8 matrices of 16-bit `in` values, this lane's row address at
+  /// element `index` of shared memory: a word per matrix, as the operand type mma.sync takes
+  /// (vector<2xf16> for f16, i32 for bf16).
+  static SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value shared, Value index, int64_t count,
+                                         bool transposed, Type in) {
+    MLIRContext *ctx = b.getContext();
     Value p = LLVM::GEPOp::create(b, loc, shared.getType(), in, shared, ValueRange{index}, LLVM::GEPNoWrapFlags::inbounds);
-    Value word = LLVM::LoadOp::create(b, loc, b.getI32Type(), p, /*alignment=*/4);
-    if (in.isF16())
-      return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, in), word);
-    return word;
+    Type result = count == 1 ? Type(b.getI32Type())
+                             : Type(LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, b.getI32Type())));
+    Value m = NVVM::LdMatrixOp::create(b, loc, result, p, uint32_t(count),
+                                       transposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+                                       NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8), NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> words;
+    for (int64_t i = 0; i < count; ++i) {
+      Value word = count == 1 ? m : Value(LLVM::ExtractValueOp::create(b, loc, m, ArrayRef<int64_t>{i}));
+      words.push_back(in.isF16() ? Value(LLVM::BitcastOp::create(b, loc, VectorType::get({2}, in), word)) : word);
+    }
+    return words;
   }
 
   void annotateKernel(gpu::GPUFuncOp func, uint32_t threads) const override {

@@ -226,20 +226,27 @@ TEST_CASE("fast f16 and bf16 dots use tensor cores (mma.sync) from sm_80; portab
   CHECK(contains(halfPtx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
   CHECK(contains(brainPtx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
   CHECK_FALSE(contains(halfPtx, "fma.rn.f32")); // the whole product on the tensor cores
+  // Fragments come from shared memory through ldmatrix: A's four 8 x 8 matrices at once, B's
+  // transposed from its row-major staging, two column blocks at once.
+  for (const std::string &ptx : {halfPtx, brainPtx}) {
+    CHECK(contains(ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+    CHECK(contains(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+  }
   for (const std::string &ptx : {ptxOf(traceMatmul<f16, float>(64, 64, 32, Numerics::Portable), "sm_90"),
                                  ptxOf(traceMatmul<float, float>(32, 32, 16, Numerics::Fast), "sm_90"),
                                  ptxOf(traceMatmul<int8_t, int32_t>(32, 32, 32, Numerics::Fast), "sm_90"),
                                  ptxOf(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "sm_75")})
     CHECK_FALSE(contains(ptx, "mma.sync"));
-  // The SPIR-V of the same fast kernel has no matrix units yet: it takes the FMA path, which
-  // stages both operands as f32; the tensor-core path stages them as f16 and keeps the
-  // accumulator in registers.
+  // The SPIR-V of the same fast kernel has no matrix units: it takes the FMA path, which stages
+  // both operands as f32; the tensor-core path stages them as f16, each row padded by 8
+  // elements, and keeps the accumulator in registers.
   TracedKernel k = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "trace");
   Artifact spirv = require(compileArtifact(k, spirvTarget(32)), "compile");
   Artifact sm75 = require(compileArtifact(k, nvptxTarget("sm_75")), "compile");
   Artifact sm90 = require(compileArtifact(k, nvptxTarget("sm_90")), "compile");
   CHECK(spirv.sharedMemBytes == sm75.sharedMemBytes);
-  CHECK(int64_t(sm75.sharedMemBytes) - int64_t(sm90.sharedMemBytes) == (64 * 32 + 32 * 64) * (4 - 2));
+  CHECK(sm75.sharedMemBytes == (64 * 32 + 32 * 64) * 4);
+  CHECK(sm90.sharedMemBytes == (64 * (32 + 8) + 32 * (64 + 8)) * 2);
 }
 
 TEST_CASE("matmul through tl::dot on every device: f32, f16, bf16 and i8, ragged shapes, both modes") {
