@@ -62,9 +62,10 @@ template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, 
       const tl::Tile &m = st[0], &l = st[1], &acc = st[2];
       tl::Tile keys = start + tl::arange(0, BLOCK_N);
       tl::Tile keyRows = tl::expand_dims(keys, 1), keyCols = tl::expand_dims(keys, 0);
-      // K^T read directly as a D x BLOCK_N tile (a transposed load costs no shared memory).
-      tl::Tile kT = tl::load(k + head + keyCols * D + tl::expand_dims(tl::arange(0, D), 1), keyCols < seq, 0);
-      tl::Tile s = tl::dot(qTile, kT) * scale;                                              // BLOCK_M x BLOCK_N
+      // The keys' rows as they lie in memory (wide loads); the dot reads them transposed, so
+      // tl::trans moves nothing.
+      tl::Tile kTile = tl::load(k + head + keyRows * D + dims, keyRows < seq, 0);        // BLOCK_N x D
+      tl::Tile s = tl::dot(qTile, tl::trans(kTile)) * scale;                               // BLOCK_M x BLOCK_N
       tl::Tile valid = keyCols < seq;
       if (causal) valid = valid & (keyCols <= rows);
       s = tl::where(valid, s, -INFINITY);

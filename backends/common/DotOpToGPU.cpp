@@ -58,25 +58,61 @@ void writeTile(OpBuilder &b, Location loc, const TileLowering &lw, const Blocked
   });
 }
 
-/// The operand and result types of a tile.dot and their sizes: a is M x K, b K x N.
+/// The operand and result types of a tile.dot and their sizes: a is M x K, b K x N (N x K with
+/// transpose_b: `transB`).
 struct DotShape {
   RankedTensorType aType, bType, cType;
   int64_t M, K, N;
   Type in, accElem;
+  bool transB;
   explicit DotShape(tile::DotOp op)
       : aType(cast<RankedTensorType>(op.getA().getType())), bType(cast<RankedTensorType>(op.getB().getType())),
         cType(cast<RankedTensorType>(op.getType())), M(aType.getDimSize(0)), K(aType.getDimSize(1)),
-        N(bType.getDimSize(1)), in(aType.getElementType()), accElem(cType.getElementType()) {}
+        N(cType.getDimSize(1)), in(aType.getElementType()), accElem(cType.getElementType()),
+        transB(op.getTransposeB()) {}
+  /// Where a staged row-major K x N copy of b takes b's element (i, j) (its own coordinates).
+  std::array<int64_t, 2> bCoef() const { return transB ? std::array<int64_t, 2>{1, N} : std::array<int64_t, 2>{N, 1}; }
 };
+
+/// The loop a dot operand does not change in: the scf.for directly around the dot when
+/// `operand` is defined outside it (attention's queries, a weight tile loaded once). Such an
+/// operand is staged once, before the loop, instead of in every iteration. Null otherwise.
+Operation *invariantLoop(tile::DotOp op, Value operand) {
+  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  if (!loop)
+    return nullptr;
+  // The op that defines it, or holds the block whose argument it is (none for a block the
+  // conversion has detached: the loop's own iteration arguments).
+  Operation *where = operand.getDefiningOp();
+  if (!where)
+    where = cast<BlockArgument>(operand).getOwner()->getParentOp();
+  return where && !loop->isAncestor(where) ? loop.getOperation() : nullptr;
+}
+
+/// Writes a loop-invariant operand's staging before `loop`, behind a barrier (readers in an
+/// earlier run of the loop, inside an outer loop, are done). The barrier at the top of the
+/// dot's own staging in the loop orders the writes before every read; where nothing is staged
+/// in the loop (`last`), a barrier after the writes does.
+void writeBeforeLoop(OpBuilder &r, Location loc, const TileLowering &lw, Operation *loop, bool last,
+                     llvm::function_ref<void(OpBuilder &, Location)> write) {
+  OpBuilder::InsertionGuard guard(r);
+  r.setInsertionPoint(loop);
+  lw.barrier(r, loc);
+  write(r, loc);
+  if (last)
+    lw.barrier(r, loc);
+}
 
 /// A tile to stage in shared memory: element (i, j) at index i * coef[0] + j * coef[1], or, with
 /// `index`, this thread's element e at index(e); `count` elements (0: the tile's) are allocated.
+/// With `before` (invariantLoop), it is written once before that loop.
 struct StagedTile {
   RankedTensorType type;
   ValueRange values; // this thread's elements
   std::array<int64_t, 2> coef;
   std::function<Value(OpBuilder &, Location, int64_t)> index = nullptr;
   int64_t count = 0;
+  Operation *before = nullptr;
 };
 
 /// Stages tiles in shared-memory arrays of their own element type (the target's own
@@ -88,21 +124,32 @@ SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering
   SmallVector<Value> buffers;
   for (const StagedTile &t : tiles) {
     const int64_t count = t.count ? t.count : t.type.getNumElements();
+    OpBuilder::InsertionGuard guard(r);
+    if (t.before) // the buffer's handle must dominate the writes before the loop
+      r.setInsertionPoint(t.before);
     buffers.push_back(lw.target.allocShared(r, loc, func, t.type.getElementType(), count));
     lw.sharedBytes += count * (t.type.getElementTypeBitWidth() / 8);
   }
-  lw.barrier(r, loc);
-  for (auto [t, buffer] : llvm::zip(tiles, buffers)) {
-    Value buf = buffer;
+  auto write = [&](const StagedTile &t, Value buf, OpBuilder &w, Location wl) {
     const BlockedLayout l = lw.layoutOf(t.type);
     if (t.index)
-      forOwners(r, loc, lw, l, [&](OpBuilder &x, Location xl) {
+      forOwners(w, wl, lw, l, [&](OpBuilder &x, Location xl) {
         for (int64_t e = 0; e < l.perThread(); ++e) lw.target.storeShared(x, xl, buf, t.index(x, xl, e), t.values[e]);
       });
     else
-      writeTile(r, loc, lw, l, t.values, t.coef,
+      writeTile(w, wl, lw, l, t.values, t.coef,
                 [&lw, buf](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, buf, idx, v); });
-  }
+  };
+  const bool allBefore = llvm::all_of(tiles, [](const StagedTile &t) { return t.before; });
+  for (auto [t, buf] : llvm::zip(tiles, buffers))
+    if (t.before)
+      writeBeforeLoop(r, loc, lw, t.before, allBefore, [&](OpBuilder &w, Location wl) { write(t, buf, w, wl); });
+  if (allBefore)
+    return buffers;
+  lw.barrier(r, loc);
+  for (auto [t, buf] : llvm::zip(tiles, buffers))
+    if (!t.before)
+      write(t, buf, r, loc);
   lw.barrier(r, loc);
   return buffers;
 }
@@ -111,7 +158,7 @@ SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering
 /// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
 /// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup, whose rows
 /// g and g + 8 are the tile rows 2p * R + 8w + g and (2p + 1) * R + 8w + g (R = threads / 4).
-/// A and B are staged row-major in shared memory in their own type, each row padded by 16 bytes
+/// A and B (or B^T, with transpose_b) are staged row-major in shared memory in their own type, each row padded by 16 bytes
 /// (8 16-bit elements) so that the 8 rows a fragment load reads at once fall in different
 /// banks; each subgroup walks k in steps of the unit's k, loading each of its A and B fragments
 /// once per step, and the result stays where the accumulator was. Returns nothing (no rewrite)
@@ -119,18 +166,22 @@ SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering
 std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location loc, const TileLowering &lw, tile::DotOp op,
                                                        ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
-  auto [aType, bType, cType, M, K, N, in, accElem] = d;
+  auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
   std::optional<TargetInfo::MmaShape> unit = lw.target.mmaShape(in, accElem);
   std::vector<int64_t> accShape{M, N};
   if (lw.portable || !unit || !lw.mmaShapes.count(accShape) || unit->m != 16 || unit->n != 8 || unit->accPerLane != 4 ||
       K % unit->k)
     return std::nullopt;
-  const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, pad = 16 / inBytes, lda = K + pad, ldb = N + pad;
-  const int64_t bytes = (M * lda + K * ldb) * inBytes;
+  // B is staged as it comes: K x N, or N x K with transpose_b (rows of ldb either way).
+  const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, pad = 16 / inBytes, lda = K + pad;
+  const int64_t bRows = transB ? N : K, ldb = (transB ? K : N) + pad;
+  const int64_t bytes = (M * lda + bRows * ldb) * inBytes;
   if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
   SmallVector<Value> staged =
-      stageInOwnType(r, loc, lw, {{aType, a, {lda, 1}, nullptr, M * lda}, {bType, b, {ldb, 1}, nullptr, K * ldb}});
+      stageInOwnType(r, loc, lw,
+                     {{aType, a, {lda, 1}, nullptr, M * lda, invariantLoop(op, op.getA())},
+                      {bType, b, {ldb, 1}, nullptr, bRows * ldb, invariantLoop(op, op.getB())}});
   Value sa = staged[0], sb = staged[1];
   BlockedLayout lc = lw.layoutOf(cType);
 
@@ -149,11 +200,12 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
           Value base = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, lw.i32(x, xl, lda)), k0);
           aFrags.push_back(lw.target.mmaLoadA(x, xl, sa, base, lda, R, lane, in));
         }
-        Value bRow = arith::MulIOp::create(x, xl, k0, lw.i32(x, xl, ldb));
+        // B[k0][8j]: row k0, column 8j; transposed, row 8j, column k0.
+        Value kOffset = transB ? k0 : Value(arith::MulIOp::create(x, xl, k0, lw.i32(x, xl, ldb)));
         for (int64_t j = 0; j < groups; j += 2) { // two column groups per load where there are two
           const int64_t count = std::min<int64_t>(2, groups - j);
-          Value base = arith::AddIOp::create(x, xl, bRow, lw.i32(x, xl, 8 * j));
-          SmallVector<Value> words = lw.target.mmaLoadB(x, xl, sb, base, ldb, count, lane, in);
+          Value base = arith::AddIOp::create(x, xl, kOffset, lw.i32(x, xl, transB ? 8 * j * ldb : 8 * j));
+          SmallVector<Value> words = lw.target.mmaLoadB(x, xl, sb, base, ldb, count, transB, lane, in);
           for (int64_t g = 0; g < count; ++g)
             bFrags.push_back({words[2 * g], words[2 * g + 1]});
         }
@@ -184,7 +236,7 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
 std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Location loc, const TileLowering &lw,
                                                            tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
-  auto [aType, bType, cType, M, K, N, in, accElem] = d;
+  auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
   std::optional<TargetInfo::CoopMatrixShape> unit = lw.target.coopMatrixShape(in, accElem);
   std::vector<int64_t> accShape{M, N};
   if (lw.portable || !unit || !unit->mmaLanes || unit->m != 16 || unit->n != 16 || !lw.mmaShapes.count(accShape) ||
@@ -209,7 +261,10 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Locatio
                               arith::RemUIOp::create(x, xl, row, c(8))));
     return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, staged, c(K)), col);
   };
-  SmallVector<Value> staged = stageInOwnType(r, loc, lw, {{aType, a, {K, 1}, permutedA}, {bType, b, {N, 1}}});
+  SmallVector<Value> staged =
+      stageInOwnType(r, loc, lw,
+                     {{aType, a, {K, 1}, permutedA, 0, invariantLoop(op, op.getA())},
+                      {bType, b, d.bCoef(), nullptr, 0, invariantLoop(op, op.getB())}});
   Value sa = staged[0], sb = staged[1];
 
   MLIRContext *ctx = r.getContext();
@@ -272,7 +327,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Locatio
 std::optional<SmallVector<Value>> lowerWithCoopMatrices(OpBuilder &r, Location loc, const TileLowering &lw,
                                                         tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
-  auto [aType, bType, cType, M, K, N, in, accElem] = d;
+  auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
   std::optional<TargetInfo::CoopMatrixShape> unit = lw.target.coopMatrixShape(in, accElem);
   if (lw.portable || !unit || M % unit->m || N % unit->n || K % unit->k)
     return std::nullopt;
@@ -281,7 +336,10 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrices(OpBuilder &r, Location l
   if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
   SmallVector<Value> staged =
-      stageInOwnType(r, loc, lw, {{aType, a, {K, 1}}, {bType, b, {N, 1}}, {cType, acc, {N, 1}}});
+      stageInOwnType(r, loc, lw,
+                     {{aType, a, {K, 1}, nullptr, 0, invariantLoop(op, op.getA())},
+                      {bType, b, d.bCoef(), nullptr, 0, invariantLoop(op, op.getB())},
+                      {cType, acc, {N, 1}}});
   Value sa = staged[0], sb = staged[1], sc = staged[2];
   BlockedLayout lc = lw.layoutOf(cType);
 
@@ -335,10 +393,8 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
   LogicalResult matchAndRewrite(tile::DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &r) const override {
     const TileLowering &lw = lowering;
     Location loc = op.getLoc();
-    auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
-    auto cType = cast<RankedTensorType>(op.getType());
-    const int64_t K = aType.getDimSize(1), N = bType.getDimSize(1);
-    Type accElem = cType.getElementType();
+    const DotShape d(op);
+    auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
     const bool isFloat = isa<FloatType>(accElem);
     BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
     // Matrix units first, where the target has them for these types and shapes.
@@ -348,10 +404,18 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
         return success();
       }
 
-    // Stage a (M x K) and b (K x N) row-major; the first barrier keeps the writes of a dot in a
-    // loop from overtaking the reads of the previous iteration.
-    SharedBuffer sa = lw.allocShared(r, loc, accElem, aType.getNumElements());
-    SharedBuffer sb = lw.allocShared(r, loc, accElem, bType.getNumElements());
+    // Stage a (M x K) and b (K x N, also when it comes as N x K) row-major; the first barrier
+    // keeps the writes of a dot in a loop from overtaking the reads of the previous iteration.
+    // A loop-invariant operand is written once, before the loop (invariantLoop), where its
+    // buffer's handle is made.
+    Operation *aLoop = invariantLoop(op, op.getA()), *bLoop = invariantLoop(op, op.getB());
+    auto alloc = [&](Operation *loop, int64_t count) {
+      OpBuilder::InsertionGuard guard(r);
+      if (loop)
+        r.setInsertionPoint(loop);
+      return lw.allocShared(r, loc, accElem, count);
+    };
+    SharedBuffer sa = alloc(aLoop, aType.getNumElements()), sb = alloc(bLoop, bType.getNumElements());
     // Operands stored in the accumulator's type: floats widened exactly, i8 sign-extended.
     auto storeTo = [&](const SharedBuffer &buf) {
       return [&lw, &buf, accElem](OpBuilder &x, Location xl, Value idx, Value v) {
@@ -361,10 +425,20 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
         lw.storeShared(x, xl, buf, idx, v);
       };
     };
-    lw.barrier(r, loc);
-    writeTile(r, loc, lw, la, adaptor.getA(), {K, 1}, storeTo(sa));
-    writeTile(r, loc, lw, lb, adaptor.getB(), {N, 1}, storeTo(sb));
-    lw.barrier(r, loc);
+    auto writeA = [&](OpBuilder &w, Location wl) { writeTile(w, wl, lw, la, adaptor.getA(), {K, 1}, storeTo(sa)); };
+    auto writeB = [&](OpBuilder &w, Location wl) { writeTile(w, wl, lw, lb, adaptor.getB(), d.bCoef(), storeTo(sb)); };
+    if (aLoop)
+      writeBeforeLoop(r, loc, lw, aLoop, bLoop, writeA);
+    if (bLoop)
+      writeBeforeLoop(r, loc, lw, bLoop, aLoop, writeB);
+    if (!aLoop || !bLoop) {
+      lw.barrier(r, loc);
+      if (!aLoop)
+        writeA(r, loc);
+      if (!bLoop)
+        writeB(r, loc);
+      lw.barrier(r, loc);
+    }
 
     // This thread's distinct rows and columns of the result, and which each element uses.
     const int64_t n = lc.perThread();

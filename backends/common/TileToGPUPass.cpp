@@ -36,7 +36,7 @@ std::optional<TargetInfo::CoopMatrixShape> TargetInfo::coopMatrixShape(Type, Typ
 SmallVector<Value> TargetInfo::mmaLoadA(OpBuilder &, Location, Value, Value, int64_t, int64_t, Value, Type) const {
   llvm_unreachable("mmaLoadA on a target without matrix units");
 }
-SmallVector<Value> TargetInfo::mmaLoadB(OpBuilder &, Location, Value, Value, int64_t, int64_t, Value, Type) const {
+SmallVector<Value> TargetInfo::mmaLoadB(OpBuilder &, Location, Value, Value, int64_t, int64_t, bool, Value, Type) const {
   llvm_unreachable("mmaLoadB on a target without matrix units");
 }
 SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange, ValueRange, ValueRange) const {
@@ -147,6 +147,21 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   TileLowering lowering{target, threads, tid, func};
   lowering.portable = portable && !faultInjected("reduce-order");
   lowering.maxVec = maxVec;
+  // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
+  // layout first, and a dot on matrix units loads its fragments from x's rows.
+  SmallVector<tile::DotOp> transposedB;
+  func.walk([&](tile::DotOp dot) {
+    if (auto trans = dot.getB().getDefiningOp<tile::TransOp>(); trans && !dot.getTransposeB())
+      if (trans.getOrder() == ArrayRef<int32_t>{1, 0})
+        transposedB.push_back(dot);
+  });
+  for (tile::DotOp dot : transposedB) {
+    auto trans = dot.getB().getDefiningOp<tile::TransOp>();
+    dot.getBMutable().assign(trans.getSrc());
+    dot.setTransposeB(true);
+    if (trans->use_empty())
+      trans->erase();
+  }
   // Accumulators of fast dots on matrix units get the units' layout (DotOpToGPU.cpp).
   if (!lowering.portable)
     func.walk([&](tile::DotOp dot) {

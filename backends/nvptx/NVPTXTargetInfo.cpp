@@ -34,7 +34,8 @@ public:
   // of 16-bit elements gives lane l the word at row l / 4, column 2 (l % 4) (transposed: the two
   // elements at rows 2 (l % 4), +1 of column l / 4), and lanes 8i .. 8i + 7 give the addresses of
   // the rows of matrix i. So A's four words are matrices (rows 0-7 | 8-15) x (columns 0-7 |
-  // 8-15) of the block, and B's two words per block are its rows 0-7 and 8-15, transposed.
+  // 8-15) of the block, and B's two words per block are its rows 0-7 and 8-15, transposed (or,
+  // staged as B^T, its columns 0-7 and 8-15 of the block's 8 rows, as they lie).
   // (i8 -> i32 would be m16n8k32 with four values per word; not enabled until a GPU run checks it.)
 
   std::optional<MmaShape> mmaShape(Type in, Type acc) const override {
@@ -60,14 +61,26 @@ public:
   }
 
   SmallVector<Value> mmaLoadB(OpBuilder &b, Location loc, Value shared, Value bBase, int64_t ldb, int64_t groups,
-                              Value lane, Type in) const override {
-    // Lane l addresses row l % 16 of the k step, in the block l / 16 (8 columns further).
-    Value offset = arith::MulIOp::create(b, loc, arith::AndIOp::create(b, loc, lane, c32(b, loc, 15)), c32(b, loc, ldb));
-    if (groups == 2)
-      offset = arith::AddIOp::create(
-          b, loc, offset, arith::MulIOp::create(b, loc, arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 4)), c32(b, loc, 8)));
-    return loadMatrices(b, loc, shared, arith::AddIOp::create(b, loc, bBase, offset), 2 * groups, /*transposed=*/true,
-                        in);
+                              bool transposed, Value lane, Type in) const override {
+    Value block = arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 4)); // lanes 16..31: the second block
+    Value offset;
+    if (!transposed) {
+      // From B: lane l addresses row l % 16 of the k step, in block l / 16 (8 columns further);
+      // ldmatrix transposes each 8 x 8 matrix into the fragment.
+      offset = arith::MulIOp::create(b, loc, arith::AndIOp::create(b, loc, lane, c32(b, loc, 15)), c32(b, loc, ldb));
+      if (groups == 2)
+        offset = arith::AddIOp::create(b, loc, offset, arith::MulIOp::create(b, loc, block, c32(b, loc, 8)));
+    } else {
+      // From B^T: lane l addresses row l % 8 of block l / 16 (8 rows further) at column 8 ((l / 8) % 2)
+      // (rows of B^T are B's columns, so the matrices are the fragments as they lie).
+      Value row = arith::AndIOp::create(b, loc, lane, c32(b, loc, 7));
+      if (groups == 2)
+        row = arith::AddIOp::create(b, loc, row, arith::MulIOp::create(b, loc, block, c32(b, loc, 8)));
+      Value half = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 3)), c32(b, loc, 1));
+      offset = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, c32(b, loc, ldb)),
+                                     arith::MulIOp::create(b, loc, half, c32(b, loc, 8)));
+    }
+    return loadMatrices(b, loc, shared, arith::AddIOp::create(b, loc, bBase, offset), 2 * groups, !transposed, in);
   }
 
   SmallVector<Value> mma(OpBuilder &b, Location loc, Type in, ValueRange a, ValueRange bFrag, ValueRange acc) const override {

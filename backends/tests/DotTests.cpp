@@ -31,14 +31,17 @@ struct Shape {
   int M, N, K;
 };
 
-/// Runs the matmul on every device and checks it, for one operand type and mode.
-template <class T, class Acc> void checkMatmul(Numerics mode, Shape s, int BM, int BN, int BK) {
+/// Runs the matmul on every device and checks it, for one operand type and mode (b stored
+/// N x K and multiplied through tl::trans with `bTransposed`).
+template <class T, class Acc>
+void checkMatmul(Numerics mode, Shape s, int BM, int BN, int BK, bool bTransposed = false) {
   const uint32_t seed = freshSeed();
   std::mt19937 rng(seed);
   std::vector<T> a(size_t(s.M) * s.K), b(size_t(s.K) * s.N);
   for (T &v : a) v = drawValue<T>(rng);
   for (T &v : b) v = drawValue<T>(rng);
-  TracedKernel kernel = require(traceMatmul<T, Acc>(BM, BN, BK, mode), "trace");
+  TracedKernel kernel = require(traceMatmul<T, Acc>(BM, BN, BK, mode, 4, bTransposed), "trace");
+  auto bAt = [&](int k, int n) { return b[bTransposed ? size_t(n) * s.K + k : size_t(k) * s.N + n]; };
   Grid grid{uint32_t((s.M + BM - 1) / BM), uint32_t((s.N + BN - 1) / BN)};
 
   HostBuffer golden(DTypeOf<Acc>::value, size_t(s.M) * s.N);
@@ -53,7 +56,7 @@ template <class T, class Acc> void checkMatmul(Numerics mode, Shape s, int BM, i
     for (int n = 0; n < s.N; ++n) {
       double sum = 0, mag = 0;
       for (int k = 0; k < s.K; ++k) {
-        double p = valueOf(a[size_t(m) * s.K + k]) * valueOf(b[size_t(k) * s.N + n]);
+        double p = valueOf(a[size_t(m) * s.K + k]) * valueOf(bAt(k, n));
         sum += p, mag += std::fabs(p);
       }
       exact[size_t(m) * s.N + n] = sum, magnitude[size_t(m) * s.N + n] = mag;
@@ -102,7 +105,8 @@ template <class T, class Acc> void checkMatmul(Numerics mode, Shape s, int BM, i
         if (!ok && bad++ < 4)
           first += " [" + std::to_string(i) + "] " + std::to_string(double(got[i])) + " vs " + std::to_string(double(want[i]));
       }
-      CHECK_MESSAGE(bad == 0, dev->describe() << " " << toString(mode) << " " << s.M << "x" << s.N << "x" << s.K << ": " << bad
+      CHECK_MESSAGE(bad == 0, dev->describe() << " " << toString(mode) << (bTransposed ? " b transposed " : " ") << s.M
+                                              << "x" << s.N << "x" << s.K << ": " << bad
                                               << " of " << got.size() << " wrong (seed " << seed << "):" << first);
       any = true;
     }
@@ -249,6 +253,25 @@ TEST_CASE("fast f16 and bf16 dots use tensor cores (mma.sync) from sm_80; portab
   CHECK(sm90.sharedMemBytes == (64 * (32 + 8) + 32 * (64 + 8)) * 2);
 }
 
+TEST_CASE("dot of a transposed tile reads it as it lies (transpose_b), on every device, ragged shapes, both modes") {
+  // tl::dot(x, tl::trans(y)) becomes one dot with transpose_b: y is staged as it is loaded.
+  TracedKernel k = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast, 4, true), "trace");
+  CHECK(contains(k.tileIR(), "tile.trans"));
+  std::string gpu = require(emit(k, nvptxTarget("sm_90"), Stage::GPU), "emit");
+  CHECK_FALSE(contains(gpu, "tile.trans"));
+  // On the tensor cores B's fragments come from y's rows without ldmatrix's transposition.
+  std::string ptx = ptxText(require(compileArtifact(k, nvptxTarget("sm_90")), "compile"));
+  CHECK(contains(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
+  CHECK(contains(ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  CHECK_FALSE(contains(ptx, ".trans.shared"));
+  for (Numerics mode : {Numerics::Portable, Numerics::Fast})
+    for (Shape s : {Shape{37, 50, 70}, Shape{16, 16, 16}}) {
+      checkMatmul<float, float>(mode, s, 32, 32, 16, true);
+      checkMatmul<f16, float>(mode, s, 32, 32, 32, true);
+      checkMatmul<int8_t, int32_t>(mode, s, 32, 16, 32, true);
+    }
+}
+
 TEST_CASE("matmul through tl::dot on every device: f32, f16, bf16 and i8, ragged shapes, both modes") {
   for (Numerics mode : {Numerics::Portable, Numerics::Fast}) {
     for (Shape s : {Shape{37, 50, 70}, Shape{16, 16, 16}, Shape{65, 17, 33}}) {
@@ -258,4 +281,43 @@ TEST_CASE("matmul through tl::dot on every device: f32, f16, bf16 and i8, ragged
       checkMatmul<int8_t, int32_t>(mode, s, 32, 16, 32);
     }
   }
+}
+
+TEST_CASE("the interpreter runs tile.dot with transpose_b: b is N x K") {
+  const char *ir = R"(
+func.func @k(%a: !tile.ptr<f32> {tile.name = "a"}, %b: !tile.ptr<f32> {tile.name = "b"}, %c: !tile.ptr<f32> {tile.name = "c"})
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %i = tile.arange 0, 512 : tensor<512xi32>
+  %o = tile.reshape %i : tensor<512xi32> -> tensor<16x32xi32>
+  %j = tile.arange 0, 1024 : tensor<1024xi32>
+  %ob = tile.reshape %j : tensor<1024xi32> -> tensor<32x32xi32>
+  %x = tile.load %a[%o] : (!tile.ptr<f32>, tensor<16x32xi32>) -> tensor<16x32xf32>
+  %y = tile.load %b[%ob] : (!tile.ptr<f32>, tensor<32x32xi32>) -> tensor<32x32xf32>
+  %z = arith.constant dense<0.5> : tensor<16x32xf32>
+  %d = tile.dot %x, %y, %z {transpose_b} : tensor<16x32xf32>, tensor<32x32xf32> -> tensor<16x32xf32>
+  tile.store %c[%o], %d : (!tile.ptr<f32>, tensor<16x32xi32>, tensor<16x32xf32>) -> ()
+  return
+})";
+  std::vector<TracedKernel> ks = require(parseTileIR(ir), "parse");
+  REQUIRE(ks.size() == 1);
+  const uint32_t seed = freshSeed();
+  std::mt19937 rng(seed);
+  std::vector<float> a(16 * 32), b(32 * 32); // small integers: every product and sum is exact
+  for (float &v : a) v = float(std::uniform_int_distribution<int>(-8, 8)(rng));
+  for (float &v : b) v = float(std::uniform_int_distribution<int>(-8, 8)(rng));
+  HostBuffer ha = HostBuffer::of(a), hb = HostBuffer::of(b), out(DType::F32, 16 * 32);
+  REQUIRE(interpret(ks[0], {1}, {ha, hb, out}).ok());
+  for (int m = 0; m < 16; ++m)
+    for (int n = 0; n < 32; ++n) {
+      float want = 0.5f;
+      for (int k = 0; k < 32; ++k) want += a[size_t(m) * 32 + k] * b[size_t(n) * 32 + k]; // b[n][k]
+      CHECK_MESSAGE(out.data<float>()[m * 32 + n] == want, "(" << m << ", " << n << ") seed " << seed);
+    }
+  // The verifier names the shapes it expects.
+  std::string bad = ir;
+  const std::string dot = "tile.dot %x, %y, %z {transpose_b} : tensor<16x32xf32>, tensor<32x32xf32>";
+  bad.replace(bad.find(dot), dot.size(), "tile.dot %x, %x, %z {transpose_b} : tensor<16x32xf32>, tensor<16x32xf32>");
+  Result<std::vector<TracedKernel>> refused = parseTileIR(bad);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_MESSAGE(contains(refused.status().message(), "N x K with transpose_b"), refused.status().toString());
 }

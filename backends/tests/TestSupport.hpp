@@ -110,9 +110,12 @@ struct NamedKernel {
   TracedKernel kernel;
 };
 /// c[M x N] = a[M x K] @ b[K x N] (row-major, T in, Acc out), BM x BN per program, k in steps
-/// of BK through tl::for_range; every load masked at the ragged edges.
+/// of BK through tl::for_range; every load masked at the ragged edges. With `bTransposed`, b is
+/// stored N x K (as attention's keys): the kernel loads BN x BK tiles of it and multiplies by
+/// tl::trans of them.
 template <class T, class Acc>
-inline Result<TracedKernel> traceMatmul(int BM, int BN, int BK, Numerics mode, uint32_t warps = 4) {
+inline Result<TracedKernel> traceMatmul(int BM, int BN, int BK, Numerics mode, uint32_t warps = 4,
+                                        bool bTransposed = false) {
   auto matmul = [=](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<Acc> c, tl::Scalar<int32_t> M, tl::Scalar<int32_t> N,
                     tl::Scalar<int32_t> K) {
     tl::Tile rm = tl::program_id(0) * BM + tl::arange(0, BM), rn = tl::program_id(1) * BN + tl::arange(0, BN);
@@ -121,6 +124,10 @@ inline Result<TracedKernel> traceMatmul(int BM, int BN, int BK, Numerics mode, u
       tl::Tile rk = k + tl::arange(0, BK);
       tl::Tile ka = tl::expand_dims(rk, 0), kb = tl::expand_dims(rk, 1);
       tl::Tile x = tl::load(a + rows * K + ka, (rows < M) & (ka < K), 0);
+      if (bTransposed) {
+        tl::Tile bRows = tl::expand_dims(rn, 1);
+        return tl::dot(x, tl::trans(tl::load(b + bRows * K + ka, (bRows < N) & (ka < K), 0)), acc);
+      }
       tl::Tile y = tl::load(b + kb * N + cols, (kb < K) & (cols < N), 0);
       return tl::dot(x, y, acc);
     });

@@ -144,9 +144,12 @@ LogicalResult DotOp::verify() {
   auto acc = cast<RankedTensorType>(getAcc().getType());
   if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
     return emitOpError() << "needs 2-D tiles, got " << a << ", " << b << " and " << acc;
-  if (a.getDimSize(1) != b.getDimSize(0) || acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != b.getDimSize(1))
-    return emitOpError() << "shapes do not chain: " << a << " x " << b << " -> " << acc << " (M x K, K x N, M x N)";
-  for (int64_t d : {a.getDimSize(0), a.getDimSize(1), b.getDimSize(1)})
+  const bool t = getTransposeB();
+  const int64_t bK = b.getDimSize(t ? 1 : 0), bN = b.getDimSize(t ? 0 : 1);
+  if (a.getDimSize(1) != bK || acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != bN)
+    return emitOpError() << "shapes do not chain: " << a << " x " << b << " -> " << acc
+                         << (t ? " (M x K, N x K with transpose_b, M x N)" : " (M x K, K x N, M x N)");
+  for (int64_t d : {a.getDimSize(0), a.getDimSize(1), bN})
     if (d < 16 || !llvm::isPowerOf2_64(uint64_t(d)))
       return emitOpError() << "dimension " << d << " is not a power of two of at least 16";
   Type in = a.getElementType(), out = acc.getElementType();

@@ -283,6 +283,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     and `acc` of M x N, each dimension a power of two of at least 16. Element types:
     f32 x f32 -> f32, f16 x f16 -> f32, bf16 x bf16 -> f32 and i8 x i8 -> i32 (signed, wrapping).
 
+    With `transpose_b`, `b` is N x K and the product reads b[n, k] for b[k, n]: what
+    `tile.dot %a, (tile.trans %x)` computes, without moving `x` into the transposed layout first
+    (the GPU lowering folds such a trans into the dot).
+
     In portable mode the order is fixed: for each element, starting from `acc`, k = 0, 1, ...,
     K - 1 in turn adds the product a[m, k] * b[k, n] rounded to the accumulator type (exact for
     f16 and bf16 inputs short of underflow), each addition rounded (no fused multiply-add).
@@ -290,9 +294,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
 
     ```mlir
     %c = tile.dot %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    %d = tile.dot %a, %bt, %acc {transpose_b} : tensor<64x32xf16>, tensor<64x32xf16> -> tensor<64x64xf32>
     ```
   }];
-  let arguments = (ins Tile_AnyTile:$a, Tile_AnyTile:$b, Tile_AnyTile:$acc);
+  let arguments = (ins Tile_AnyTile:$a, Tile_AnyTile:$b, Tile_AnyTile:$acc, UnitAttr:$transpose_b);
   let results = (outs Tile_AnyTile:$result);
   let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)";
   let hasVerifier = 1;

@@ -608,7 +608,9 @@ void Machine::broadcast(Instr &in) {
 void Machine::dot(Instr &in) {
   const TileValue &a = at(in.operands[0]), &b = at(in.operands[1]), &acc = at(in.operands[2]);
   TileValue &r = at(in.results[0]);
-  const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
+  const bool transposeB = cast<tile::DotOp>(in.op).getTransposeB(); // b is N x K
+  const int64_t M = a.shape[0], K = a.shape[1], N = acc.shape[1];
+  const int64_t bk = transposeB ? 1 : N, bn = transposeB ? K : 1; // b[k, n] at k * bk + n * bn
   const bool isFloat = isFloatElem(acc.elem), withShadow = shadow && isFloat;
   std::vector<uint64_t> bits(size_t(M * N));
   std::vector<double> sh(withShadow ? bits.size() : 0);
@@ -619,7 +621,7 @@ void Machine::dot(Instr &in) {
         float c = f32Of(acc.bits[o]);
         double cs = withShadow ? shadowAt(acc, o) : 0;
         for (int64_t k = 0; k < K; ++k) {
-          size_t ia = size_t(m * K + k), ib = size_t(k * N + n);
+          size_t ia = size_t(m * K + k), ib = size_t(k * bk + n * bn);
           float p = floatOf(a.elem, a.bits[ia]) * floatOf(b.elem, b.bits[ib]);
           c = c + p;
           if (withShadow) cs += shadowAt(a, ia) * shadowAt(b, ib);
@@ -629,7 +631,7 @@ void Machine::dot(Instr &in) {
       } else { // i8 x i8 -> i32, wrapping
         uint32_t c = uint32_t(acc.bits[o]);
         for (int64_t k = 0; k < K; ++k)
-          c += uint32_t(int32_t(signExtend(a.bits[size_t(m * K + k)], 8)) * int32_t(signExtend(b.bits[size_t(k * N + n)], 8)));
+          c += uint32_t(int32_t(signExtend(a.bits[size_t(m * K + k)], 8)) * int32_t(signExtend(b.bits[size_t(k * bk + n * bn)], 8)));
         bits[o] = c;
       }
     }
