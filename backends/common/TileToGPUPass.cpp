@@ -185,7 +185,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   populateDotOpToGPUPatterns(lowering, converter, patterns);
   ConversionTarget legal(*ctx);
   legal.addIllegalDialect<tile::TileDialect>();
-  legal.addLegalOp<tile::PushConstantOp, tile::BufferAtomicOp>();
+  legal.addLegalOp<tile::PushConstantOp, tile::BufferAtomicOp, tile::BufferLoadRunOp, tile::BufferStoreRunOp>();
   legal.markUnknownOpDynamicallyLegal([](Operation *op) { return !touchesTiles(op); });
   // Loops (tl::for_range) carrying tiles carry each thread's scalars instead (1:N).
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, legal);

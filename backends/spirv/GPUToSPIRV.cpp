@@ -25,6 +25,8 @@
 
 #include "spirv-tools/libspirv.hpp"
 
+#include <map>
+
 using namespace mlir;
 
 namespace tessera::backend {
@@ -90,6 +92,110 @@ struct BufferAtomicLowering final : OpConversionPattern<tile::BufferAtomicOp> {
     return success();
   }
 };
+
+/// A pointer to 16-byte unit `index` of the buffer kernel argument `buffer`, through a second
+/// variable bound to the same descriptor whose elements are vector<4xi32> (made once per binding
+/// in the module; the variables are marked Aliased after the ABI lowering, aliasViews). Null
+/// where `buffer` is not such an argument.
+Value sixteenByteUnit(ConversionPatternRewriter &r, Location loc, Value buffer, Value index) {
+  auto arg = dyn_cast<BlockArgument>(buffer);
+  auto func = arg ? dyn_cast<spirv::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  auto module = func ? func->getParentOfType<spirv::ModuleOp>() : nullptr;
+  auto abi = func ? func.getArgAttrOfType<spirv::InterfaceVarABIAttr>(arg.getArgNumber(),
+                                                                       spirv::getInterfaceVarABIAttrName())
+                  : nullptr;
+  if (!module || !abi)
+    return {};
+  const uint32_t set = abi.getDescriptorSet(), binding = abi.getBinding();
+  const std::string name = "__tessera_units16_" + std::to_string(set) + "_" + std::to_string(binding);
+  auto var = dyn_cast_or_null<spirv::GlobalVariableOp>(SymbolTable::lookupSymbolIn(module, name));
+  if (!var) {
+    OpBuilder::InsertionGuard guard(r);
+    r.setInsertionPointToStart(module.getBody());
+    auto words = VectorType::get({4}, r.getI32Type());
+    auto block = spirv::StructType::get({spirv::RuntimeArrayType::get(words, 16)}, {spirv::StructType::OffsetInfo(0)});
+    var = spirv::GlobalVariableOp::create(r, loc, spirv::PointerType::get(block, spirv::StorageClass::StorageBuffer),
+                                          name, set, binding);
+  }
+  Value base = spirv::AddressOfOp::create(r, loc, var);
+  Value zero = spirv::ConstantOp::getZero(r.getI32Type(), loc, r);
+  return spirv::AccessChainOp::create(r, loc, base, ValueRange{zero, index});
+}
+
+/// The 32-bit word `w` as elements of `elem` (1, 2 or 4 of them), and back.
+SmallVector<Value> wordElements(OpBuilder &b, Location loc, Value w, Type elem) {
+  const unsigned n = 32 / elem.getIntOrFloatBitWidth();
+  if (n == 1)
+    return {elem == w.getType() ? w : Value(spirv::BitcastOp::create(b, loc, elem, w))};
+  Value v = spirv::BitcastOp::create(b, loc, VectorType::get({int64_t(n)}, elem), w);
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < n; ++i)
+    out.push_back(spirv::CompositeExtractOp::create(b, loc, v, ArrayRef<int32_t>{int32_t(i)}));
+  return out;
+}
+Value elementsWord(OpBuilder &b, Location loc, ValueRange elems) {
+  Type i32 = b.getI32Type();
+  if (elems.size() == 1)
+    return elems[0].getType() == i32 ? elems[0] : Value(spirv::BitcastOp::create(b, loc, i32, elems[0]));
+  Value v = spirv::CompositeConstructOp::create(b, loc, VectorType::get({int64_t(elems.size())}, elems[0].getType()), elems);
+  return spirv::BitcastOp::create(b, loc, i32, v);
+}
+
+/// tile.buffer_load_run => one 16-byte load (four words, split into the run's elements).
+struct BufferLoadRunLowering final : OpConversionPattern<tile::BufferLoadRunOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::BufferLoadRunOp op, OpAdaptor adaptor, ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    Type elem = op.getValues().front().getType();
+    if (elem.getIntOrFloatBitWidth() > 32)
+      return r.notifyMatchFailure(op, "64-bit runs are read element by element");
+    Value unit = sixteenByteUnit(r, loc, adaptor.getBuffer(), adaptor.getIndex());
+    if (!unit)
+      return r.notifyMatchFailure(op, "the buffer is not a kernel argument");
+    Value words = spirv::LoadOp::create(r, loc, unit);
+    SmallVector<Value> out;
+    for (int32_t w = 0; w < 4; ++w)
+      out.append(wordElements(r, loc, spirv::CompositeExtractOp::create(r, loc, words, ArrayRef<int32_t>{w}), elem));
+    r.replaceOp(op, out);
+    return success();
+  }
+};
+
+/// tile.buffer_store_run => the run's elements packed into four words, one 16-byte store.
+struct BufferStoreRunLowering final : OpConversionPattern<tile::BufferStoreRunOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::BufferStoreRunOp op, OpAdaptor adaptor, ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    ValueRange values = adaptor.getValues();
+    if (values.front().getType().getIntOrFloatBitWidth() > 32)
+      return r.notifyMatchFailure(op, "64-bit runs are written element by element");
+    Value unit = sixteenByteUnit(r, loc, adaptor.getBuffer(), adaptor.getIndex());
+    if (!unit)
+      return r.notifyMatchFailure(op, "the buffer is not a kernel argument");
+    const size_t perWord = values.size() / 4;
+    SmallVector<Value> words;
+    for (size_t w = 0; w < 4; ++w)
+      words.push_back(elementsWord(r, loc, values.slice(w * perWord, perWord)));
+    Value v = spirv::CompositeConstructOp::create(r, loc, VectorType::get({4}, r.getI32Type()), words);
+    spirv::StoreOp::create(r, loc, unit, v);
+    r.eraseOp(op);
+    return success();
+  }
+};
+
+/// Marks the variables that share a descriptor binding (a buffer and its 16-byte view) Aliased,
+/// so that the driver keeps a thread's accesses through the two in order.
+void aliasViews(spirv::ModuleOp module) {
+  std::map<std::pair<uint32_t, uint32_t>, SmallVector<spirv::GlobalVariableOp>> byBinding;
+  module.walk([&](spirv::GlobalVariableOp var) {
+    if (auto set = var.getDescriptorSetAttr(), binding = var.getBindingAttr(); set && binding)
+      byBinding[{uint32_t(set.getInt()), uint32_t(binding.getInt())}].push_back(var);
+  });
+  for (auto &[key, vars] : byBinding)
+    if (vars.size() > 1)
+      for (spirv::GlobalVariableOp var : vars)
+        var->setAttr("aliased", UnitAttr::get(module.getContext()));
+}
 
 /// math ops GLSL.std.450 has but the upstream math conversion does not map (exp2, log2).
 template <class MathOp, class GLOp> struct GLUnaryLowering final : OpConversionPattern<MathOp> {
@@ -247,7 +353,8 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
     // gpu.subgroup_mma_* (dot on cooperative matrices) => spirv.KHR.CooperativeMatrix*.
     populateMMAToSPIRVCoopMatrixTypeConversion(typeConverter);
     populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(typeConverter, patterns);
-    patterns.add<PushConstantLowering, BufferAtomicLowering, GLUnaryLowering<math::Exp2Op, spirv::GLExp2Op>,
+    patterns.add<PushConstantLowering, BufferAtomicLowering, BufferLoadRunLowering, BufferStoreRunLowering,
+                 GLUnaryLowering<math::Exp2Op, spirv::GLExp2Op>,
                  GLUnaryLowering<math::Log2Op, spirv::GLLog2Op>>(typeConverter, ctx);
     if (failed(applyFullConversion(gpuModule.getOperation(), *target, std::move(patterns))))
       return failure();
@@ -258,6 +365,8 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
   if (failed(pm.run(module)))
     return failure();
+  for (auto spvModule : module.getOps<spirv::ModuleOp>())
+    aliasViews(spvModule);
   // lower-abi-attrs lists every global of a kernel in its OpEntryPoint when the target is SPIR-V
   // 1.4 or newer (cooperative matrices: 1.6), which an older version forbids; update-vce may have
   // deduced one. Such a module keeps the target's version.
@@ -302,7 +411,7 @@ LogicalResult checkBufferABI(ModuleOp module, const std::vector<ArgSpec> &signat
       return;
     auto block = dyn_cast<spirv::StructType>(ptr.getPointeeType());
     auto array = block ? dyn_cast<spirv::RuntimeArrayType>(block.getElementType(0)) : nullptr;
-    if (!array)
+    if (!array || isa<VectorType>(array.getElementType())) // no array, or a 16-byte view (aliasViews)
       return;
     unsigned bits = array.getElementType().getIntOrFloatBitWidth();
     for (const ArgSpec &a : signature)

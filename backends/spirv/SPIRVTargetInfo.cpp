@@ -103,6 +103,30 @@ public:
     memref::StoreOp::create(b, loc, value, buffer, ValueRange{i});
   }
 
+  // A run of 16 bytes, or of several times 16, as one access per 16 bytes through a 16-byte view
+  // of the buffer (tile.buffer_load_run / buffer_store_run, lowered in GPUToSPIRV.cpp); other
+  // runs element by element.
+  SmallVector<Value> loadRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, Type elem) const override {
+    const int64_t per = unitElements(indices.size(), elem);
+    if (!per)
+      return TargetInfo::loadRun(b, loc, buffer, indices, elem);
+    SmallVector<Value> out;
+    for (size_t j = 0; j < indices.size(); j += size_t(per)) {
+      auto run = tile::BufferLoadRunOp::create(b, loc, SmallVector<Type>(size_t(per), elem), buffer,
+                                               unitIndex(b, loc, indices[j], per));
+      out.append(run.getValues().begin(), run.getValues().end());
+    }
+    return out;
+  }
+
+  void storeRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, ValueRange values) const override {
+    const int64_t per = unitElements(indices.size(), values[0].getType());
+    if (!per)
+      return TargetInfo::storeRun(b, loc, buffer, indices, values);
+    for (size_t j = 0; j < indices.size(); j += size_t(per))
+      tile::BufferStoreRunOp::create(b, loc, values.slice(j, size_t(per)), buffer, unitIndex(b, loc, indices[j], per));
+  }
+
   Value allocShared(OpBuilder &b, Location loc, gpu::GPUFuncOp func, Type elem, int64_t count) const override {
     // Workgroup variables live at module scope in SPIR-V; the alloc goes first in the kernel.
     OpBuilder::InsertionGuard guard(b);
@@ -144,6 +168,20 @@ public:
   }
 
 private:
+  /// Elements of `elem` per 16 bytes where a run of `n` of them is a whole number of 16-byte
+  /// units of 8-, 16- or 32-bit elements (runs of 64-bit ones stay element accesses), else 0.
+  static int64_t unitElements(size_t n, Type elem) {
+    if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8 || elem.getIntOrFloatBitWidth() > 32)
+      return 0;
+    const int64_t per = 128 / elem.getIntOrFloatBitWidth();
+    return n % size_t(per) == 0 ? per : 0;
+  }
+  /// The 16-byte unit of element `first` (a multiple of the `per` elements of a unit: runs start
+  /// at multiples of their length).
+  static Value unitIndex(OpBuilder &b, Location loc, Value first, int64_t per) {
+    return arith::ShRUIOp::create(b, loc, first, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(llvm::Log2_64(per))));
+  }
+
   uint32_t subgroupSize_;
   bool coopMatrix_, mmaLanes_;
 };

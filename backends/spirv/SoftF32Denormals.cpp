@@ -23,6 +23,8 @@
 // fma and the transcendentals by + - * and integer operations.
 #include "SPIRVTarget.h"
 
+#include "Tile/IR/TileDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -156,7 +158,8 @@ bool leftAlone(Operation *op) {
   Dialect *d = op->getDialect();
   StringRef ns = d ? d->getNamespace() : "";
   // Memory, control flow, vector shuffling and subgroup shuffles carry bits unchanged.
-  if (ns == "memref" || ns == "scf" || ns == "vector" || ns == "cf" || isa<gpu::ShuffleOp, gpu::YieldOp>(op))
+  if (ns == "memref" || ns == "scf" || ns == "vector" || ns == "cf" ||
+      isa<gpu::ShuffleOp, gpu::YieldOp, tile::BufferLoadRunOp, tile::BufferStoreRunOp>(op))
     return true;
   return false;
 }

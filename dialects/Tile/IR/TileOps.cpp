@@ -139,6 +139,20 @@ LogicalResult TransOp::verify() {
   return success();
 }
 
+/// A 16-byte run of `buffer`'s elements as `types`: that many of the element type.
+static LogicalResult verifyRun(Operation *op, Type buffer, TypeRange types) {
+  Type elem = cast<MemRefType>(buffer).getElementType();
+  if (!elem.isIntOrFloat() || types.empty() || elem.getIntOrFloatBitWidth() * types.size() != 128)
+    return op->emitOpError() << "needs 16 bytes of " << elem << ", got " << types.size() << " values";
+  for (Type t : types)
+    if (t != elem)
+      return op->emitOpError() << "values must be the buffer's element type " << elem << ", got " << t;
+  return success();
+}
+
+LogicalResult BufferLoadRunOp::verify() { return verifyRun(*this, getBuffer().getType(), getValues().getTypes()); }
+LogicalResult BufferStoreRunOp::verify() { return verifyRun(*this, getBuffer().getType(), getValues().getTypes()); }
+
 LogicalResult DotOp::verify() {
   auto a = cast<RankedTensorType>(getA().getType()), b = cast<RankedTensorType>(getB().getType());
   auto acc = cast<RankedTensorType>(getAcc().getType());

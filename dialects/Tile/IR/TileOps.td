@@ -200,6 +200,32 @@ def Tile_BufferAtomicOp : Tile_Op<"buffer_atomic", [MemoryEffects<[MemRead, MemW
   }];
 }
 
+def Tile_BufferLoadRunOp : Tile_Op<"buffer_load_run", [MemoryEffects<[MemRead]>]> {
+  let summary = "16 contiguous bytes of a buffer as its elements (SPIR-V lowering of whole runs)";
+  let description = [{
+    Emitted by `convert-tile-to-gpu` for the SPIR-V target where a thread reads a whole run of
+    16 bytes (4 f32, 8 f16, ...): `index` counts 16-byte units from the buffer's start, and the
+    results are the run's elements in order. The SPIR-V conversion reads it through a second view
+    of the same binding, an array of 16-byte vectors, so the driver sees one wide access. It never
+    appears in a traced kernel.
+  }];
+  let arguments = (ins AnyMemRef:$buffer, I32:$index);
+  let results = (outs Variadic<AnyType>:$values);
+  let assemblyFormat = "$buffer `[` $index `]` attr-dict `:` type($buffer) `->` type($values)";
+  let hasVerifier = 1;
+}
+
+def Tile_BufferStoreRunOp : Tile_Op<"buffer_store_run", [MemoryEffects<[MemWrite]>]> {
+  let summary = "writes 16 contiguous bytes of a buffer from its elements (SPIR-V lowering of whole runs)";
+  let description = [{
+    The store counterpart of `tile.buffer_load_run`: `values` (16 bytes of the buffer's element
+    type) go to the 16-byte unit `index` of `buffer` in one wide access.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values, AnyMemRef:$buffer, I32:$index);
+  let assemblyFormat = "$values `,` $buffer `[` $index `]` attr-dict `:` type($values) `,` type($buffer)";
+  let hasVerifier = 1;
+}
+
 def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let summary = "repeat a tile along its size-1 dimensions";
   let description = [{
