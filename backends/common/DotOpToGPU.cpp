@@ -158,10 +158,10 @@ SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering
 /// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
 /// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup, whose rows
 /// g and g + 8 are the tile rows 2p * R + 8w + g and (2p + 1) * R + 8w + g (R = threads / 4).
-/// A and B (or B^T, with transpose_b) are staged row-major in shared memory in their own type, each row padded by 16 bytes
-/// (8 16-bit elements) so that the 8 rows a fragment load reads at once fall in different
-/// banks; each subgroup walks k in steps of the unit's k, loading each of its A and B fragments
-/// once per step, and the result stays where the accumulator was. Returns nothing (no rewrite)
+/// A and B (B^T with transpose_b) are staged row-major in shared memory in their own type, each
+/// row padded by 16 bytes (8 16-bit elements) so that the 8 rows a fragment load reads at once
+/// fall in different banks; each subgroup walks k in steps of the unit's k, loading each of its
+/// A and B fragments once per step, and the result stays where the accumulator was. Returns nothing (no rewrite)
 /// when the target has no unit for these types or the accumulator did not get the layout.
 std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location loc, const TileLowering &lw, tile::DotOp op,
                                                        ValueRange a, ValueRange b, ValueRange acc) {
