@@ -52,11 +52,8 @@ public:
     Value row = arith::AndIOp::create(b, loc, lane, c32(b, loc, 7));
     Value half = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 3)), c32(b, loc, 1));
     Value col = arith::MulIOp::create(b, loc, arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 4)), c32(b, loc, 8));
-    Value offset = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, row, arith::MulIOp::create(b, loc, half, c32(b, loc, rowStep))),
-                              c32(b, loc, lda)),
-        col);
+    Value rows = arith::AddIOp::create(b, loc, row, arith::MulIOp::create(b, loc, half, c32(b, loc, rowStep)));
+    Value offset = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, rows, c32(b, loc, lda)), col);
     return loadMatrices(b, loc, shared, arith::AddIOp::create(b, loc, aBase, offset), 4, /*transposed=*/false, in);
   }
 
