@@ -105,7 +105,8 @@ void writeBeforeLoop(OpBuilder &r, Location loc, const TileLowering &lw, Operati
 
 /// A tile to stage in shared memory: element (i, j) at index i * coef[0] + j * coef[1], or, with
 /// `index`, this thread's element e at index(e); `count` elements (0: the tile's) are allocated.
-/// With `before` (invariantLoop), it is written once before that loop.
+/// With `before` (invariantLoop), it is written once before that loop. With `storeAs`, the array
+/// holds that wider type (floats extended exactly, integers sign-extended).
 struct StagedTile {
   RankedTensorType type;
   ValueRange values; // this thread's elements
@@ -113,32 +114,39 @@ struct StagedTile {
   std::function<Value(OpBuilder &, Location, int64_t)> index = nullptr;
   int64_t count = 0;
   Operation *before = nullptr;
+  Type storeAs = {};
 };
 
-/// Stages tiles in shared-memory arrays of their own element type (the target's own
-/// allocations, counted in the kernel's shared bytes) between two barriers, the first keeping
-/// the writes of a dot in a loop from overtaking the reads of the previous iteration. Returns the
-/// arrays; the caller has checked that they fit.
-SmallVector<Value> stageInOwnType(OpBuilder &r, Location loc, const TileLowering &lw, ArrayRef<StagedTile> tiles) {
+/// Stages tiles in shared-memory arrays of their own element type, or `storeAs` (the target's
+/// own allocations, counted in the kernel's shared bytes), between two barriers, the first
+/// keeping the writes of a dot in a loop from overtaking the reads of the previous iteration.
+/// Returns the arrays; the caller has checked that they fit.
+SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw, ArrayRef<StagedTile> tiles) {
   auto func = cast<gpu::GPUFuncOp>(lw.kernel);
+  auto elemOf = [](const StagedTile &t) { return t.storeAs ? t.storeAs : t.type.getElementType(); };
   SmallVector<Value> buffers;
   for (const StagedTile &t : tiles) {
     const int64_t count = t.count ? t.count : t.type.getNumElements();
     OpBuilder::InsertionGuard guard(r);
     if (t.before) // the buffer's handle must dominate the writes before the loop
       r.setInsertionPoint(t.before);
-    buffers.push_back(lw.target.allocShared(r, loc, func, t.type.getElementType(), count));
-    lw.sharedBytes += count * (t.type.getElementTypeBitWidth() / 8);
+    buffers.push_back(lw.target.allocShared(r, loc, func, elemOf(t), count));
+    lw.sharedBytes += count * (elemOf(t).getIntOrFloatBitWidth() / 8);
   }
   auto write = [&](const StagedTile &t, Value buf, OpBuilder &w, Location wl) {
     const BlockedLayout l = lw.layoutOf(t.type);
+    const Type elem = elemOf(t);
+    auto store = [&lw, buf, elem](OpBuilder &x, Location xl, Value idx, Value v) {
+      if (v.getType() != elem)
+        v = isa<FloatType>(elem) ? Value(arith::ExtFOp::create(x, xl, elem, v)) : Value(arith::ExtSIOp::create(x, xl, elem, v));
+      lw.target.storeShared(x, xl, buf, idx, v);
+    };
     if (t.index)
       forOwners(w, wl, lw, l, [&](OpBuilder &x, Location xl) {
-        for (int64_t e = 0; e < l.perThread(); ++e) lw.target.storeShared(x, xl, buf, t.index(x, xl, e), t.values[e]);
+        for (int64_t e = 0; e < l.perThread(); ++e) store(x, xl, t.index(x, xl, e), t.values[e]);
       });
     else
-      writeTile(w, wl, lw, l, t.values, t.coef,
-                [&lw, buf](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, buf, idx, v); });
+      writeTile(w, wl, lw, l, t.values, t.coef, store);
   };
   const bool allBefore = llvm::all_of(tiles, [](const StagedTile &t) { return t.before; });
   for (auto [t, buf] : llvm::zip(tiles, buffers))
@@ -179,7 +187,7 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
   if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
   SmallVector<Value> staged =
-      stageInOwnType(r, loc, lw,
+      stageTiles(r, loc, lw,
                      {{aType, a, {lda, 1}, nullptr, M * lda, invariantLoop(op, op.getA())},
                       {bType, b, {ldb, 1}, nullptr, bRows * ldb, invariantLoop(op, op.getB())}});
   Value sa = staged[0], sb = staged[1];
@@ -262,7 +270,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Locatio
     return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, staged, c(K)), col);
   };
   SmallVector<Value> staged =
-      stageInOwnType(r, loc, lw,
+      stageTiles(r, loc, lw,
                      {{aType, a, {K, 1}, permutedA, 0, invariantLoop(op, op.getA())},
                       {bType, b, d.bCoef(), nullptr, 0, invariantLoop(op, op.getB())}});
   Value sa = staged[0], sb = staged[1];
@@ -336,7 +344,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrices(OpBuilder &r, Location l
   if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
   SmallVector<Value> staged =
-      stageInOwnType(r, loc, lw,
+      stageTiles(r, loc, lw,
                      {{aType, a, {K, 1}, nullptr, 0, invariantLoop(op, op.getA())},
                       {bType, b, d.bCoef(), nullptr, 0, invariantLoop(op, op.getB())},
                       {cType, acc, {N, 1}}});
@@ -396,7 +404,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     const DotShape d(op);
     auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
     const bool isFloat = isa<FloatType>(accElem);
-    BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
+    const BlockedLayout lc = lw.layoutOf(cType);
     // Matrix units first, where the target has them for these types and shapes.
     for (auto lower : {lowerWithMatrixUnits, lowerWithCoopMatrixLanes, lowerWithCoopMatrices})
       if (std::optional<SmallVector<Value>> via = lower(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
@@ -404,41 +412,14 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
         return success();
       }
 
-    // Stage a (M x K) and b (K x N, also when it comes as N x K) row-major; the first barrier
-    // keeps the writes of a dot in a loop from overtaking the reads of the previous iteration.
-    // A loop-invariant operand is written once, before the loop (invariantLoop), where its
-    // buffer's handle is made.
-    Operation *aLoop = invariantLoop(op, op.getA()), *bLoop = invariantLoop(op, op.getB());
-    auto alloc = [&](Operation *loop, int64_t count) {
-      OpBuilder::InsertionGuard guard(r);
-      if (loop)
-        r.setInsertionPoint(loop);
-      return lw.allocShared(r, loc, accElem, count);
-    };
-    SharedBuffer sa = alloc(aLoop, aType.getNumElements()), sb = alloc(bLoop, bType.getNumElements());
-    // Operands stored in the accumulator's type: floats widened exactly, i8 sign-extended.
-    auto storeTo = [&](const SharedBuffer &buf) {
-      return [&lw, &buf, accElem](OpBuilder &x, Location xl, Value idx, Value v) {
-        if (v.getType() != accElem)
-          v = isa<FloatType>(accElem) ? Value(arith::ExtFOp::create(x, xl, accElem, v))
-                                      : Value(arith::ExtSIOp::create(x, xl, accElem, v));
-        lw.storeShared(x, xl, buf, idx, v);
-      };
-    };
-    auto writeA = [&](OpBuilder &w, Location wl) { writeTile(w, wl, lw, la, adaptor.getA(), {K, 1}, storeTo(sa)); };
-    auto writeB = [&](OpBuilder &w, Location wl) { writeTile(w, wl, lw, lb, adaptor.getB(), d.bCoef(), storeTo(sb)); };
-    if (aLoop)
-      writeBeforeLoop(r, loc, lw, aLoop, bLoop, writeA);
-    if (bLoop)
-      writeBeforeLoop(r, loc, lw, bLoop, aLoop, writeB);
-    if (!aLoop || !bLoop) {
-      lw.barrier(r, loc);
-      if (!aLoop)
-        writeA(r, loc);
-      if (!bLoop)
-        writeB(r, loc);
-      lw.barrier(r, loc);
-    }
+    // Stage a (M x K) and b (K x N, also when it comes as N x K) row-major in the accumulator's
+    // type (floats widened exactly, i8 sign-extended); a loop-invariant operand once, before
+    // the loop (invariantLoop).
+    SmallVector<Value> staged =
+        stageTiles(r, loc, lw,
+                   {{aType, adaptor.getA(), {K, 1}, nullptr, 0, invariantLoop(op, op.getA()), accElem},
+                    {bType, adaptor.getB(), d.bCoef(), nullptr, 0, invariantLoop(op, op.getB()), accElem}});
+    const SharedBuffer sa{staged[0], accElem}, sb{staged[1], accElem};
 
     // This thread's distinct rows and columns of the result, and which each element uses.
     const int64_t n = lc.perThread();

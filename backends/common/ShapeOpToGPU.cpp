@@ -61,11 +61,13 @@ public:
 
 private:
   /// Coordinate threadOffset(k) + s of layout l (one Value per distinct coordinate, so that
-  /// elements sharing a row or column share its computation).
+  /// elements sharing a row or column share its computation; one threadOffset per dimension).
   Value coordinate(const BlockedLayout &l, int64_t k, int64_t s) {
     Value &c = coords[{k, s}];
     if (!c) {
-      Value base = lw.threadOffset(r, loc, l, k);
+      Value &base = coords[{k, 0}];
+      if (!base)
+        base = lw.threadOffset(r, loc, l, k);
       c = s ? Value(arith::AddIOp::create(r, loc, base, lw.i32(r, loc, s))) : base;
     }
     return c;
