@@ -8,6 +8,7 @@
 // the product rounded to the accumulator type with separate mul and add (the targets keep them
 // apart: mul.rn/add.rn, NoContraction). Fast mode uses one fused multiply-add per product, or
 // the target's matrix units where it has them (lowerWithMatrixUnits).
+#include "Rematerializer.h"
 #include "TileToGPU.h"
 
 #include "Tile/IR/TileDialect.h"
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <functional>
 #include <map>
@@ -106,7 +108,8 @@ void writeBeforeLoop(OpBuilder &r, Location loc, const TileLowering &lw, Operati
 /// A tile to stage in shared memory: element (i, j) at index i * coef[0] + j * coef[1], or, with
 /// `index`, this thread's element e at index(e); `count` elements (0: the tile's) are allocated.
 /// With `before` (invariantLoop), it is written once before that loop. With `storeAs`, the array
-/// holds that wider type (floats extended exactly, integers sign-extended).
+/// holds that wider type (floats extended exactly, integers sign-extended). With `copy`, the
+/// tile comes from its buffer instead (copyToShared), not from `values`.
 struct StagedTile {
   RankedTensorType type;
   ValueRange values; // this thread's elements
@@ -115,6 +118,7 @@ struct StagedTile {
   int64_t count = 0;
   Operation *before = nullptr;
   Type storeAs = {};
+  std::function<void(Value)> copy = nullptr; // issues the copies into the array at the insertion point
 };
 
 /// Stages tiles in shared-memory arrays of their own element type, or `storeAs` (the target's
@@ -155,11 +159,191 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
   if (allBefore)
     return buffers;
   lw.barrier(r, loc);
+  bool copied = false;
   for (auto [t, buf] : llvm::zip(tiles, buffers))
-    if (!t.before)
+    if (t.copy) {
+      t.copy(buf);
+      copied = true;
+    } else if (!t.before) {
       write(t, buf, r, loc);
+    }
+  if (copied) { // this thread's copies have landed before the barrier shows them to the others
+    lw.target.asyncCommit(r, loc);
+    lw.target.asyncWait(r, loc, 0);
+  }
   lw.barrier(r, loc);
   return buffers;
+}
+
+/// Does `root`, or anything in it, write memory (ops that declare no effects count as writing)?
+bool writesMemory(Operation *root) {
+  WalkResult walk = root->walk([](Operation *op) {
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+      return effects.hasEffect<MemoryEffects::Write>() ? WalkResult::interrupt() : WalkResult::advance();
+    return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return walk.wasInterrupted();
+}
+
+/// The load of a dot operand that can go from its buffer straight into shared memory: `operand`
+/// is a tile.load that only the dot uses, in the dot's block with nothing between them that
+/// writes memory, of a 2-D tile of 16-bit elements whose rows are whole 16-byte runs, and whose
+/// offsets, mask and `other` are computable (Rematerializer) from scalars `leafOk` accepts.
+tile::LoadOp directLoad(tile::DotOp dot, Value operand, const std::function<bool(Value)> &leafOk) {
+  auto load = operand.getDefiningOp<tile::LoadOp>();
+  if (!load || !load->hasOneUse() || load->getBlock() != dot->getBlock())
+    return {};
+  auto type = cast<RankedTensorType>(load.getType());
+  if (!type.getElementType().isIntOrFloat() || type.getElementType().getIntOrFloatBitWidth() != 16 ||
+      type.getRank() != 2 || type.getDimSize(1) % 8)
+    return {};
+  for (Value v : {load.getOffsets(), load.getMask(), load.getOther()}) {
+    int budget = Rematerializer::kBudget;
+    if (v && !Rematerializer::computable(v, budget, leafOk))
+      return {};
+  }
+  for (Operation *op = load->getNextNode(); op != dot.getOperation(); op = op->getNextNode())
+    if (writesMemory(op))
+      return {};
+  return load;
+}
+
+/// Issues this thread's copies of a direct operand's tile (directLoad) into shared memory:
+/// element (i, j) at index stage + i * ld + j. Each 16-byte run that is whole at run time
+/// (wholeRunCondition) is one asynchronous copy; the others go element by element, a masked-off
+/// element taking `other` (or zero). The load's offsets, mask and other are recomputed in a
+/// layout of 16-byte runs, a splat's scalar s taking the value scalar(s).
+void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering &lw, tile::LoadOp load, Value shared,
+                  Value stage, int64_t ld, const std::function<Value(Value)> &scalar) {
+  auto type = cast<RankedTensorType>(load.getType());
+  Type elem = type.getElementType();
+  const int64_t vec = 16 / (elem.getIntOrFloatBitWidth() / 8);
+  const BlockedLayout l = BlockedLayout::get(type.getShape(), lw.threads, vec, vec);
+  OpBuilder::InsertionGuard guard(r);
+  if (Value owner = lw.ownerPredicate(r, loc, l)) { // replicas copy nothing
+    auto branch = scf::IfOp::create(r, loc, owner, /*withElseRegion=*/false);
+    r.setInsertionPoint(branch.thenBlock()->getTerminator());
+  }
+  Rematerializer values(r, loc, lw, scalar);
+  SmallVector<Value> offsets = values.elements(load.getOffsets(), l), mask, other;
+  if (load.getMask())
+    mask = values.elements(load.getMask(), l);
+  if (load.getOther())
+    other = values.elements(load.getOther(), l);
+  Value buffer = r.getRemappedValue(load.getPtr());
+  Value base = arith::AddIOp::create(r, loc, stage, lw.threadLinear(r, loc, l, {ld, 1}));
+  auto at = [&](int64_t e) -> Value {
+    const int64_t offset = l.staticCoord(e, 0) * ld + l.staticCoord(e, 1);
+    return offset ? Value(arith::AddIOp::create(r, loc, base, lw.i32(r, loc, offset))) : base;
+  };
+  for (int64_t j = 0; j < l.perThread(); j += vec) {
+    auto branch = scf::IfOp::create(r, loc, wholeRunCondition(r, loc, offsets, mask, size_t(j), vec), true);
+    OpBuilder::InsertionGuard inner(r);
+    r.setInsertionPoint(branch.thenBlock()->getTerminator());
+    lw.target.asyncCopy(r, loc, shared, at(j), buffer, offsets[j], elem, 16);
+    r.setInsertionPoint(branch.elseBlock()->getTerminator());
+    for (int64_t e = j; e < j + vec; ++e) {
+      Value v;
+      if (mask.empty()) {
+        v = lw.target.loadElement(r, loc, buffer, offsets[e], elem);
+      } else {
+        auto element = scf::IfOp::create(
+            r, loc, mask[e],
+            [&](OpBuilder &b, Location bl) {
+              scf::YieldOp::create(b, bl, lw.target.loadElement(b, bl, buffer, offsets[e], elem));
+            },
+            [&](OpBuilder &b, Location bl) {
+              scf::YieldOp::create(b, bl, other.empty() ? Value(arith::ConstantOp::create(b, bl, b.getZeroAttr(elem)))
+                                                        : other[e]);
+            });
+        v = element.getResult(0);
+      }
+      lw.target.storeShared(r, loc, shared, at(e), v);
+    }
+  }
+}
+
+/// The staging of a pipelined dot on matrix units (DotStaging::pipelined). Each operand copied
+/// from its buffer (copyToShared) gets `stages` arrays, which the iterations of the loop around
+/// the dot use in turn. Before the loop go the copies for its first stages - 1 iterations. Each
+/// iteration waits for its own copies, then, behind a barrier that also ends the previous
+/// iteration's reads, issues the copies for the iteration stages - 1 ahead into the arrays those
+/// reads used, and computes while they are in flight. An operand from registers has one array:
+/// written once before the loop when it does not change in the loop, else in each iteration
+/// after the copies are issued, behind one more barrier. Returns the arrays of A and B and where
+/// this iteration's elements start in them.
+std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
+                                                      tile::DotOp op, std::array<ValueRange, 2> values,
+                                                      const tile::LoadOp (&direct)[2], const int64_t (&sizes)[2],
+                                                      std::array<int64_t, 2> ld, int64_t stages) {
+  auto loop = cast<scf::ForOp>(op->getParentOp());
+  auto func = cast<gpu::GPUFuncOp>(lw.kernel);
+  const DotShape d(op);
+  const RankedTensorType types[2] = {d.aType, d.bType};
+  const Value operands[2] = {op.getA(), op.getB()};
+  Value iv = loop.getInductionVar(), lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
+  Value shared[2];
+  auto writeRegisters = [&](int i) {
+    writeTile(r, loc, lw, lw.layoutOf(types[i]), values[i], {ld[i], 1},
+              [&](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, shared[i], idx, v); });
+  };
+  // The copies of iteration j into stage `stage` (none past the loop's end), as one group.
+  auto issue = [&](Value j, Value stage) {
+    auto inRange = scf::IfOp::create(r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::slt, j, ub), false);
+    {
+      OpBuilder::InsertionGuard guard(r);
+      r.setInsertionPoint(inRange.thenBlock()->getTerminator());
+      auto at = [&](Value s) {
+        Value mapped = r.getRemappedValue(s);
+        return mapped == iv ? j : mapped;
+      };
+      for (int i = 0; i < 2; ++i)
+        if (direct[i])
+          copyToShared(r, loc, lw, direct[i], shared[i], arith::MulIOp::create(r, loc, stage, lw.i32(r, loc, sizes[i])),
+                       ld[i], at);
+    }
+    lw.target.asyncCommit(r, loc);
+  };
+  bool inLoop[2] = {false, false}; // operands from registers written in every iteration
+  {
+    OpBuilder::InsertionGuard guard(r);
+    r.setInsertionPoint(loop);
+    for (int i = 0; i < 2; ++i) {
+      const int64_t count = (direct[i] ? stages : 1) * sizes[i];
+      shared[i] = lw.target.allocShared(r, loc, func, d.in, count);
+      lw.sharedBytes += count * (d.in.getIntOrFloatBitWidth() / 8);
+    }
+    lw.barrier(r, loc); // readers in an earlier run of the loop (inside an outer loop) are done
+    for (int i = 0; i < 2; ++i)
+      if (!direct[i] && invariantLoop(op, operands[i]))
+        writeRegisters(i);
+      else
+        inLoop[i] = !direct[i];
+    for (int64_t s = 0; s + 1 < stages; ++s)
+      issue(arith::AddIOp::create(r, loc, lb, arith::MulIOp::create(r, loc, step, lw.i32(r, loc, s))), lw.i32(r, loc, s));
+  }
+  {
+    OpBuilder::InsertionGuard guard(r);
+    r.setInsertionPointAfter(loop);
+    lw.target.asyncWait(r, loc, 0); // nothing stays in flight past the loop
+  }
+  lw.target.asyncWait(r, loc, stages - 2);
+  lw.barrier(r, loc);
+  Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, iv, lb), step); // this iteration's number
+  Value ahead = lw.i32(r, loc, stages - 1);
+  issue(arith::AddIOp::create(r, loc, iv, arith::MulIOp::create(r, loc, step, ahead)),
+        arith::RemUIOp::create(r, loc, arith::AddIOp::create(r, loc, t, ahead), lw.i32(r, loc, stages)));
+  if (inLoop[0] || inLoop[1]) {
+    for (int i = 0; i < 2; ++i)
+      if (inLoop[i])
+        writeRegisters(i);
+    lw.barrier(r, loc);
+  }
+  Value current = arith::RemUIOp::create(r, loc, t, lw.i32(r, loc, stages));
+  auto start = [&](int i) {
+    return direct[i] ? Value(arith::MulIOp::create(r, loc, current, lw.i32(r, loc, sizes[i]))) : lw.i32(r, loc, 0);
+  };
+  return {shared[0], shared[1], start(0), start(1)};
 }
 
 /// tile.dot on matrix units (fast mode). The accumulator is already in registers in the units'
@@ -171,7 +355,7 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
 /// fall in different banks; each subgroup walks k in steps of the unit's k, loading each of its
 /// A and B fragments once per step, and the result stays where the accumulator was. Returns nothing (no rewrite)
 /// when the target has no unit for these types or the accumulator did not get the layout.
-std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location loc, const TileLowering &lw, tile::DotOp op,
+std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter &r, Location loc, const TileLowering &lw, tile::DotOp op,
                                                        ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
   auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
@@ -180,17 +364,47 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
   if (lw.portable || !unit || !lw.mmaShapes.count(accShape) || unit->m != 16 || unit->n != 8 || unit->accPerLane != 4 ||
       K % unit->k)
     return std::nullopt;
-  // B is staged as it comes: K x N, or N x K with transpose_b (rows of ldb either way).
+  // A and B are staged as they come: M x K, and K x N or N x K with transpose_b (rows of lda and
+  // ldb elements).
   const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, pad = 16 / inBytes, lda = K + pad;
   const int64_t bRows = transB ? N : K, ldb = (transB ? K : N) + pad;
-  const int64_t bytes = (M * lda + bRows * ldb) * inBytes;
-  if (lw.sharedBytes + bytes > unit->sharedLimit)
+  const int64_t sizes[2] = {M * lda, bRows * ldb};
+  // Operands copied from their buffers (directLoad), in `stages` arrays each when pipelined: the
+  // most stages of 3 and 2 that fit, else one.
+  auto it = lw.dotStaging.find(op.getOperation());
+  tile::LoadOp direct[2];
+  if (it != lw.dotStaging.end())
+    for (int i = 0; i < 2; ++i)
+      direct[i] = dyn_cast_or_null<tile::LoadOp>(it->second.direct[i]);
+  auto bytesWith = [&](int64_t stages) {
+    return ((direct[0] ? stages : 1) * sizes[0] + (direct[1] ? stages : 1) * sizes[1]) * inBytes;
+  };
+  int64_t stages = 1;
+  if (it != lw.dotStaging.end() && it->second.pipelined)
+    for (int64_t s : {3, 2})
+      if (lw.sharedBytes + bytesWith(s) <= unit->sharedLimit) {
+        stages = s;
+        break;
+      }
+  if (lw.sharedBytes + bytesWith(stages) > unit->sharedLimit)
     return std::nullopt;
-  SmallVector<Value> staged =
-      stageTiles(r, loc, lw,
-                     {{aType, a, {lda, 1}, nullptr, M * lda, invariantLoop(op, op.getA())},
-                      {bType, b, {ldb, 1}, nullptr, bRows * ldb, invariantLoop(op, op.getB())}});
-  Value sa = staged[0], sb = staged[1];
+  Value sa, sb, aStage, bStage; // the arrays, and where this iteration's A and B start in them
+  if (stages == 1) {
+    auto copy = [&](int i) -> std::function<void(Value)> {
+      if (!direct[i])
+        return nullptr;
+      return [&, i](Value shared) {
+        copyToShared(r, loc, lw, direct[i], shared, lw.i32(r, loc, 0), i ? ldb : lda, nullptr);
+      };
+    };
+    SmallVector<Value> staged = stageTiles(r, loc, lw,
+                                           {{aType, a, {lda, 1}, nullptr, sizes[0], invariantLoop(op, op.getA()), {}, copy(0)},
+                                            {bType, b, {ldb, 1}, nullptr, sizes[1], invariantLoop(op, op.getB()), {}, copy(1)}});
+    sa = staged[0], sb = staged[1];
+    aStage = bStage = lw.i32(r, loc, 0);
+  } else {
+    std::tie(sa, sb, aStage, bStage) = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {lda, ldb}, stages);
+  }
   BlockedLayout lc = lw.layoutOf(cType);
 
   const int64_t R = lc.threadsPer[0], pairs = lc.reps[0] / 2, groups = lc.reps[1];
@@ -206,10 +420,12 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
         for (int64_t p = 0; p < pairs; ++p) {
           Value row = arith::AddIOp::create(x, xl, warpRow, lw.i32(x, xl, 2 * p * R));
           Value base = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, lw.i32(x, xl, lda)), k0);
+          base = arith::AddIOp::create(x, xl, base, aStage);
           aFrags.push_back(lw.target.mmaLoadA(x, xl, sa, base, lda, R, lane, in));
         }
         // B[k0][8j]: row k0, column 8j; transposed, row 8j, column k0.
         Value kOffset = transB ? k0 : Value(arith::MulIOp::create(x, xl, k0, lw.i32(x, xl, ldb)));
+        kOffset = arith::AddIOp::create(x, xl, kOffset, bStage);
         for (int64_t j = 0; j < groups; j += 2) { // two column groups per load where there are two
           const int64_t count = std::min<int64_t>(2, groups - j);
           Value base = arith::AddIOp::create(x, xl, kOffset, lw.i32(x, xl, transB ? 8 * j * ldb : 8 * j));
@@ -241,7 +457,7 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(OpBuilder &r, Location lo
 /// at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2), as NVIDIA's driver places them). A is staged with its rows permuted
 /// so that each such block's 16 rows are contiguous (staged row (p W + w) 16 + 8h + g), B
 /// row-major; each k step loads every A and B block of the subgroup once.
-std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Location loc, const TileLowering &lw,
+std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                            tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
   auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
@@ -332,7 +548,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(OpBuilder &r, Locatio
 /// blocks of A and B, and stores it back; then every thread reads its elements of the result.
 /// Returns nothing (no rewrite) when the target has no cooperative matrix for these types or the
 /// shapes or shared memory do not fit.
-std::optional<SmallVector<Value>> lowerWithCoopMatrices(OpBuilder &r, Location loc, const TileLowering &lw,
+std::optional<SmallVector<Value>> lowerWithCoopMatrices(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                         tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
   auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
@@ -465,6 +681,34 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
 };
 
 } // namespace
+
+void planDotStaging(Operation *kernel, TileLowering &lw) {
+  if (lw.portable || !lw.target.hasAsyncCopy())
+    return;
+  kernel->walk([&](tile::DotOp dot) {
+    const DotShape d(dot);
+    std::optional<TargetInfo::MmaShape> unit = lw.target.mmaShape(d.in, d.accElem);
+    if (!unit || d.K % unit->k || !lw.mmaShapes.count({d.M, d.N}))
+      return;
+    // Pipelined: the one dot of a loop that writes no memory, operands loaded in the loop from
+    // offsets of its induction variable and values from outside it.
+    auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+    int dots = 0;
+    if (loop && !writesMemory(loop))
+      loop->walk([&](tile::DotOp) { ++dots; });
+    std::function<bool(Value)> outside = nullptr;
+    if (dots == 1)
+      outside = [loop](Value v) mutable {
+        return v == loop.getInductionVar() || !loop->isAncestor(v.getParentRegion()->getParentOp());
+      };
+    TileLowering::DotStaging plan;
+    plan.direct[0] = directLoad(dot, dot.getA(), outside).getOperation();
+    plan.direct[1] = directLoad(dot, dot.getB(), outside).getOperation();
+    plan.pipelined = dots == 1;
+    if (plan.direct[0] || plan.direct[1])
+      lw.dotStaging[dot.getOperation()] = plan;
+  });
+}
 
 void populateDotOpToGPUPatterns(const TileLowering &lowering, TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<DotLowering>(lowering, converter, patterns.getContext());

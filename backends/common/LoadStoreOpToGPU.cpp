@@ -10,11 +10,6 @@
 using namespace mlir;
 
 namespace tessera::backend {
-namespace {
-
-Value zeroOf(OpBuilder &b, Location loc, Type t) {
-  return arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
-}
 
 /// Elements a thread holds come in runs of `vec` neighbours along the last dimension
 /// (BlockedLayout): element j of the thread is position j % vec of its run. A run can be read or
@@ -35,6 +30,12 @@ Value wholeRunCondition(OpBuilder &b, Location loc, ValueRange offsets, ValueRan
     for (int64_t k = 0; k < vec; ++k)
       cond = arith::AndIOp::create(b, loc, cond, mask[j + k]);
   return cond;
+}
+
+namespace {
+
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
 }
 
 /// Runs worth a wide access: the thread's runs of `layout.vec` elements cut into pieces of at most

@@ -61,6 +61,18 @@ public:
   virtual void storeShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                            mlir::Value index, mlir::Value value) const = 0;
 
+  /// Asynchronous copies from a buffer into shared memory (NVIDIA's cp.async, sm_80+), which
+  /// let a dot's operands for later loop iterations arrive while this one computes. A copy
+  /// moves `bytes` (16) bytes from buffer[index] (elements of `elem`) to shared[sharedIndex],
+  /// both aligned to `bytes`. asyncCommit closes this thread's group of copies issued since the
+  /// last one; asyncWait(n) waits until at most n of its groups are in flight. Other threads
+  /// see the data after a barrier that follows the wait.
+  virtual bool hasAsyncCopy() const { return false; }
+  virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared, mlir::Value sharedIndex,
+                         mlir::Value buffer, mlir::Value index, mlir::Type elem, int64_t bytes) const;
+  virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending) const;
+
   /// Matrix units (tensor cores) for tile.dot in fast mode. A target that has them for operand
   /// type `in` and accumulator `acc` gives the shape of one step: a 32-lane subgroup multiplies
   /// an m x k block of A by a k x n block of B into an m x n accumulator, each lane holding

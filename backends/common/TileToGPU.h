@@ -42,6 +42,16 @@ struct TileLowering {
   /// kernel uses it (one layout per shape keeps element-wise ops between them local).
   std::map<std::vector<int64_t>, bool> mmaShapes;
 
+  /// How a fast dot on matrix units gets its operands into shared memory (planDotStaging,
+  /// before the conversion). An operand loaded for the dot alone is copied straight from its
+  /// buffer (`direct`, null for an operand staged from registers); with `pipelined`, the copies
+  /// for the next iterations of the loop around the dot are in flight while it computes.
+  struct DotStaging {
+    mlir::Operation *direct[2] = {nullptr, nullptr}; // tile.load of a and of b
+    bool pipelined = false;
+  };
+  std::map<mlir::Operation *, DotStaging> dotStaging;
+
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
     if (mmaShapes.count(shape))
@@ -85,6 +95,14 @@ struct TileLowering {
 /// loads and stores, at least 4. One limit for every tile of the kernel, whatever its element
 /// type, so that values keep one layout through conversions (f16 loads, f32 math, f16 stores).
 int64_t kernelRunLimit(mlir::Operation *kernel);
+
+/// Plans the staging of the fast dots of `kernel` that will run on matrix units (dotStaging).
+void planDotStaging(mlir::Operation *kernel, TileLowering &lowering);
+
+/// Can the thread's run of `vec` elements from j on be one wide access at run time: offsets
+/// contiguous, the first a multiple of vec, every mask bit set (LoadStoreOpToGPU.cpp)?
+mlir::Value wholeRunCondition(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange offsets, mlir::ValueRange mask,
+                              size_t j, int64_t vec);
 
 /// Row-major strides of a shape.
 llvm::SmallVector<int64_t, 4> stridesOf(llvm::ArrayRef<int64_t> shape);

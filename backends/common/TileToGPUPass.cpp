@@ -43,6 +43,16 @@ SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange, Valu
   llvm_unreachable("mma on a target without matrix units");
 }
 
+void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, Value, Value, Type, int64_t) const {
+  llvm_unreachable("asyncCopy on a target without asynchronous copies");
+}
+void TargetInfo::asyncCommit(OpBuilder &, Location) const {
+  llvm_unreachable("asyncCommit on a target without asynchronous copies");
+}
+void TargetInfo::asyncWait(OpBuilder &, Location, int64_t) const {
+  llvm_unreachable("asyncWait on a target without asynchronous copies");
+}
+
 void TargetInfo::storeRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, ValueRange values) const {
   for (auto [index, value] : llvm::zip(indices, values))
     storeElement(b, loc, buffer, index, value);
@@ -174,6 +184,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       if ((units || lanes) && target.subgroupSize() == 32 && fitsMmaAccumulatorLayout(c.getShape(), threads))
         lowering.mmaShapes[std::vector<int64_t>(c.getShape().begin(), c.getShape().end())] = true;
     });
+  planDotStaging(func, lowering);
   TileTypeConverter converter(lowering);
   RewritePatternSet patterns(ctx);
   populateGridOpToGPUPatterns(lowering, converter, patterns);

@@ -94,6 +94,27 @@ public:
     return out;
   }
 
+  // ---- cp.async (sm_80+): 16-byte copies that skip the registers and L1 (.cg) ---------------
+  bool hasAsyncCopy() const override { return sm_ >= 80; }
+
+  void asyncCopy(OpBuilder &b, Location loc, Value shared, Value sharedIndex, Value buffer, Value index, Type elem,
+                 int64_t bytes) const override {
+    Value dst = LLVM::GEPOp::create(b, loc, shared.getType(), elem, shared, ValueRange{sharedIndex},
+                                    LLVM::GEPNoWrapFlags::inbounds);
+    Value src = LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{index},
+                                    LLVM::GEPNoWrapFlags::inbounds);
+    NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(int32_t(bytes)),
+                            NVVM::LoadCacheModifierKindAttr::get(b.getContext(), bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                                                                             : NVVM::LoadCacheModifierKind::CA),
+                            Value());
+  }
+
+  void asyncCommit(OpBuilder &b, Location loc) const override { NVVM::CpAsyncCommitGroupOp::create(b, loc); }
+
+  void asyncWait(OpBuilder &b, Location loc, int64_t pending) const override {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(int32_t(pending)));
+  }
+
   Type paramType(const ArgSpec &spec, Type elem) const override {
     if (spec.kind == ArgKind::Buffer)
       return LLVM::LLVMPointerType::get(elem.getContext(), kGlobalAddressSpace);

@@ -241,16 +241,23 @@ TEST_CASE("fast f16 and bf16 dots use tensor cores (mma.sync) from sm_80; portab
                                  ptxOf(traceMatmul<int8_t, int32_t>(32, 32, 32, Numerics::Fast), "sm_90"),
                                  ptxOf(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "sm_75")})
     CHECK_FALSE(contains(ptx, "mma.sync"));
+  // A and B, loaded in the k loop for the dot alone, come from their buffers by cp.async
+  // straight into shared memory, the copies for the next two k steps in flight during each.
+  for (const std::string &ptx : {halfPtx, brainPtx}) {
+    CHECK(contains(ptx, "cp.async.cg.shared.global"));
+    CHECK(contains(ptx, "cp.async.wait_group \t1;"));
+  }
   // The SPIR-V of the same fast kernel has no matrix units: it takes the FMA path, which stages
   // both operands as f32; the tensor-core path stages them as f16, each row padded by 8
-  // elements, and keeps the accumulator in registers.
+  // elements, in 3 stages, and keeps the accumulator in registers.
   TracedKernel k = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "trace");
   Artifact spirv = require(compileArtifact(k, spirvTarget(32)), "compile");
   Artifact sm75 = require(compileArtifact(k, nvptxTarget("sm_75")), "compile");
   Artifact sm90 = require(compileArtifact(k, nvptxTarget("sm_90")), "compile");
   CHECK(spirv.sharedMemBytes == sm75.sharedMemBytes);
   CHECK(sm75.sharedMemBytes == (64 * 32 + 32 * 64) * 4);
-  CHECK(sm90.sharedMemBytes == (64 * (32 + 8) + 32 * (64 + 8)) * 2);
+  CHECK(sm90.sharedMemBytes == 3 * (64 * (32 + 8) + 32 * (64 + 8)) * 2);
+  CHECK_FALSE(contains(ptxText(sm75), "cp.async"));
 }
 
 TEST_CASE("dot of a transposed tile reads it as it lies (transpose_b), on every device, ragged shapes, both modes") {

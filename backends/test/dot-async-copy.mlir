@@ -1,0 +1,133 @@
+// RUN: tessera-opt %s -split-input-file --convert-tile-to-gpu="target=nvptx chip=sm_80" | FileCheck %s
+
+// A fast dot on the tensor cores whose operands are loaded for it alone, in the loop around it,
+// from offsets of the induction variable: the loads become cp.async copies from the buffers
+// straight into shared memory, in 3 stages (16 x 24 f16 each, rows padded by 16 bytes). Before
+// the loop: the copies of iterations 0 and 1, one group each; each iteration waits until at most
+// one group is in flight, passes a barrier, issues the copies of the iteration two ahead, and
+// computes from its stage; nothing stays in flight after the loop.
+
+// CHECK-DAG: llvm.mlir.global internal @[[SA:__tessera_shared_[0-9]+]]() {{.*}} : !llvm.array<1152 x f16>
+// CHECK-DAG: llvm.mlir.global internal @[[SB:__tessera_shared_[0-9]+]]() {{.*}} : !llvm.array<1152 x f16>
+// CHECK-LABEL: gpu.func @pipelined
+// CHECK-SAME: tessera.shared_bytes = 4608
+// CHECK: gpu.barrier
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: nvvm.cp.async
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+// CHECK: nvvm.cp.async.wait.group 0
+func.func @pipelined(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %k: i32)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.arange 0, 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %sixteen = arith.constant dense<16> : tensor<16x16xi32>
+  %rb = tile.broadcast %rows : tensor<16x1xi32> -> tensor<16x16xi32>
+  %cb = tile.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %ro = arith.muli %rb, %sixteen : tensor<16x16xi32>
+  %offs = arith.addi %ro, %cb : tensor<16x16xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %acc = scf.for %i = %c0 to %k step %c16 iter_args(%s = %zero) -> (tensor<16x16xf32>) : i32 {
+    %is = tile.splat %i : tensor<16x16xi32>
+    %ao = arith.addi %offs, %is : tensor<16x16xi32>
+    %ks = tile.splat %k : tensor<16x16xi32>
+    %m = arith.cmpi slt, %ao, %ks : tensor<16x16xi32>
+    %x = tile.load %a[%ao] mask %m : (!tile.ptr<f16>, tensor<16x16xi32>, tensor<16x16xi1>) -> tensor<16x16xf16>
+    %y = tile.load %b[%ao] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+    %d = tile.dot %x, %y, %s : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  }
+  tile.store %c[%offs], %acc : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
+  return
+}
+
+// -----
+
+// A loop that also stores is not pipelined (a later iteration's load may read what it
+// stores): each iteration copies between the two barriers and waits for its own copies.
+
+// CHECK-LABEL: gpu.func @stores_in_loop
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.mma.sync
+func.func @stores_in_loop(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %k: i32)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.arange 0, 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %sixteen = arith.constant dense<16> : tensor<16x16xi32>
+  %rb = tile.broadcast %rows : tensor<16x1xi32> -> tensor<16x16xi32>
+  %cb = tile.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %ro = arith.muli %rb, %sixteen : tensor<16x16xi32>
+  %offs = arith.addi %ro, %cb : tensor<16x16xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %acc = scf.for %i = %c0 to %k step %c16 iter_args(%s = %zero) -> (tensor<16x16xf32>) : i32 {
+    %is = tile.splat %i : tensor<16x16xi32>
+    %ao = arith.addi %offs, %is : tensor<16x16xi32>
+    %x = tile.load %a[%ao] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+    %y = tile.load %b[%ao] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+    %d = tile.dot %x, %y, %s : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+    tile.store %c[%ao], %d : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
+    scf.yield %d : tensor<16x16xf32>
+  }
+  return
+}
+
+// -----
+
+// Portable mode sums in order on the FMA path: no copies.
+
+// CHECK-LABEL: gpu.func @portable
+// CHECK-NOT: nvvm.cp.async
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.return
+func.func @portable(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %k: i32)
+    attributes {tile.kernel, tile.num_warps = 1 : i32, tile.numerics = "portable"} {
+  %r = tile.arange 0, 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %sixteen = arith.constant dense<16> : tensor<16x16xi32>
+  %rb = tile.broadcast %rows : tensor<16x1xi32> -> tensor<16x16xi32>
+  %cb = tile.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %ro = arith.muli %rb, %sixteen : tensor<16x16xi32>
+  %offs = arith.addi %ro, %cb : tensor<16x16xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %acc = scf.for %i = %c0 to %k step %c16 iter_args(%s = %zero) -> (tensor<16x16xf32>) : i32 {
+    %is = tile.splat %i : tensor<16x16xi32>
+    %ao = arith.addi %offs, %is : tensor<16x16xi32>
+    %ks = tile.splat %k : tensor<16x16xi32>
+    %m = arith.cmpi slt, %ao, %ks : tensor<16x16xi32>
+    %x = tile.load %a[%ao] mask %m : (!tile.ptr<f16>, tensor<16x16xi32>, tensor<16x16xi1>) -> tensor<16x16xf16>
+    %y = tile.load %b[%ao] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+    %d = tile.dot %x, %y, %s : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  }
+  tile.store %c[%offs], %acc : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
+  return
+}
