@@ -263,7 +263,7 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
   }
 }
 
-/// The staging of a pipelined dot on matrix units (DotStaging::pipelined). Each operand copied
+/// The staging of a pipelined dot on matrix units (DotStaging::maxStages > 1). Each operand copied
 /// from its buffer (copyToShared) gets `stages` arrays, which the iterations of the loop around
 /// the dot use in turn. Before the loop go the copies for its first stages - 1 iterations. Each
 /// iteration waits for its own copies, then, behind a barrier that also ends the previous
@@ -380,9 +380,9 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
     return ((direct[0] ? stages : 1) * sizes[0] + (direct[1] ? stages : 1) * sizes[1]) * inBytes;
   };
   int64_t stages = 1;
-  if (it != lw.dotStaging.end() && it->second.pipelined)
+  if (it != lw.dotStaging.end())
     for (int64_t s : {3, 2})
-      if (lw.sharedBytes + bytesWith(s) <= unit->sharedLimit) {
+      if (s <= it->second.maxStages && lw.sharedBytes + bytesWith(s) <= unit->sharedLimit) {
         stages = s;
         break;
       }
@@ -682,6 +682,9 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
 
 } // namespace
 
+/// Stages of each dot in a loop with several (attention's scores and values).
+constexpr int64_t kMultiDotStages = 2;
+
 void planDotStaging(Operation *kernel, TileLowering &lw) {
   if (lw.portable || !lw.target.hasAsyncCopy())
     return;
@@ -690,21 +693,24 @@ void planDotStaging(Operation *kernel, TileLowering &lw) {
     std::optional<TargetInfo::MmaShape> unit = lw.target.mmaShape(d.in, d.accElem);
     if (!unit || d.K % unit->k || !lw.mmaShapes.count({d.M, d.N}))
       return;
-    // Pipelined: the one dot of a loop that writes no memory, operands loaded in the loop from
-    // offsets of its induction variable and values from outside it.
+    // Pipelined: a dot in a loop that writes no memory, operands loaded in the loop from offsets
+    // of its induction variable and values from outside it. Up to 3 stages for the only dot of
+    // the loop. With several (kMultiDotStages), each waits for all its thread's copies
+    // (wait_group 0 with 2 stages), those of the other dots too, which keeps the count of groups
+    // in flight simple.
     auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
     int dots = 0;
     if (loop && !writesMemory(loop))
       loop->walk([&](tile::DotOp) { ++dots; });
     std::function<bool(Value)> outside = nullptr;
-    if (dots == 1)
+    if (dots > 0)
       outside = [loop](Value v) mutable {
         return v == loop.getInductionVar() || !loop->isAncestor(v.getParentRegion()->getParentOp());
       };
     TileLowering::DotStaging plan;
     plan.direct[0] = directLoad(dot, dot.getA(), outside).getOperation();
     plan.direct[1] = directLoad(dot, dot.getB(), outside).getOperation();
-    plan.pipelined = dots == 1;
+    plan.maxStages = dots == 0 ? 1 : dots == 1 ? 3 : kMultiDotStages;
     if (plan.direct[0] || plan.direct[1])
       lw.dotStaging[dot.getOperation()] = plan;
   });

@@ -73,14 +73,19 @@ public:
   virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const;
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending) const;
 
+  /// After the lowering of kernel `func`, whose allocShared arrays take `requested` bytes: the
+  /// target may rearrange them (NVPTX: past CUDA's 48 KiB of static shared memory, into one
+  /// dynamic array). Returns the bytes the kernel's shared memory takes at launch.
+  virtual int64_t finalizeShared(mlir::gpu::GPUFuncOp func, int64_t requested) const;
+
   /// Matrix units (tensor cores) for tile.dot in fast mode. A target that has them for operand
   /// type `in` and accumulator `acc` gives the shape of one step: a 32-lane subgroup multiplies
   /// an m x k block of A by a k x n block of B into an m x n accumulator, each lane holding
   /// `accPerLane` of its elements. Only m16n8 with 4 per lane is used (mmaAccumulatorLayout).
   struct MmaShape {
     int64_t m = 0, n = 0, k = 0, accPerLane = 0;
-    /// Shared memory a kernel may use without asking for more (CUDA's static limit): the
-    /// staged operands of a dot on the units must fit, else the FMA path runs.
+    /// Shared memory a program may use (CUDA's opt-in limit of the chip: 227 KiB on sm_90):
+    /// the staged operands of a dot on the units must fit, else the FMA path runs.
     int64_t sharedLimit = 0;
   };
   virtual std::optional<MmaShape> mmaShape(mlir::Type in, mlir::Type acc) const;

@@ -44,11 +44,12 @@ struct TileLowering {
 
   /// How a fast dot on matrix units gets its operands into shared memory (planDotStaging,
   /// before the conversion). An operand loaded for the dot alone is copied straight from its
-  /// buffer (`direct`, null for an operand staged from registers); with `pipelined`, the copies
-  /// for the next iterations of the loop around the dot are in flight while it computes.
+  /// buffer (`direct`, null for an operand staged from registers); with `maxStages` > 1, the
+  /// copies for the next iterations of the loop around the dot are in flight while it computes
+  /// (pipelined, in up to that many stages).
   struct DotStaging {
     mlir::Operation *direct[2] = {nullptr, nullptr}; // tile.load of a and of b
-    bool pipelined = false;
+    int64_t maxStages = 1;
   };
   std::map<mlir::Operation *, DotStaging> dotStaging;
 

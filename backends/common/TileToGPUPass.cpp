@@ -43,6 +43,7 @@ SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange, Valu
   llvm_unreachable("mma on a target without matrix units");
 }
 
+int64_t TargetInfo::finalizeShared(gpu::GPUFuncOp, int64_t requested) const { return requested; }
 void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, Value, Value, Type, int64_t) const {
   llvm_unreachable("asyncCopy on a target without asynchronous copies");
 }
@@ -202,7 +203,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, legal);
   if (failed(applyPartialConversion(func, legal, std::move(patterns))))
     return failure();
-  func->setAttr(kSharedBytesAttr, b.getI32IntegerAttr(int32_t(lowering.sharedBytes)));
+  func->setAttr(kSharedBytesAttr, b.getI32IntegerAttr(int32_t(target.finalizeShared(func, lowering.sharedBytes))));
   return success();
 }
 

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 #include <cstdlib>
+#include <map>
 
 using namespace mlir;
 
@@ -42,7 +43,7 @@ public:
     if (sm_ < 80)
       return std::nullopt;
     if ((in.isF16() || in.isBF16()) && acc.isF32())
-      return MmaShape{16, 8, 16, 4, 48 * 1024};
+      return MmaShape{16, 8, 16, 4, sharedLimit()};
     return std::nullopt;
   }
 
@@ -173,7 +174,7 @@ public:
     auto module = func->getParentOfType<gpu::GPUModuleOp>();
     std::string name;
     for (int i = 0;; ++i) {
-      name = "__tessera_shared_" + std::to_string(i);
+      name = kSharedPrefix.str() + std::to_string(i);
       if (!SymbolTable::lookupSymbolIn(module, name))
         break;
     }
@@ -185,6 +186,53 @@ public:
     }
     return LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
                                      FlatSymbolRefAttr::get(b.getContext(), name));
+  }
+
+  // Up to 48 KiB the arrays stay static .shared variables, each its own symbol. Past that CUDA
+  // wants dynamic shared memory: one `.extern .shared` array, sized at launch (the runtime opts
+  // the kernel in), in which each array gets a 16-byte aligned range.
+  int64_t finalizeShared(gpu::GPUFuncOp func, int64_t requested) const override {
+    if (requested <= kStaticSharedLimit)
+      return requested;
+    auto module = func->getParentOfType<gpu::GPUModuleOp>();
+    SmallVector<LLVM::AddressOfOp> uses;
+    func.walk([&](LLVM::AddressOfOp a) {
+      if (a.getGlobalName().starts_with(kSharedPrefix))
+        uses.push_back(a);
+    });
+    std::map<std::string, int64_t> offsetOf;
+    int64_t end = 0;
+    SmallVector<LLVM::GlobalOp> arrays;
+    for (LLVM::AddressOfOp a : uses) {
+      std::string name = a.getGlobalName().str();
+      if (offsetOf.count(name))
+        continue;
+      auto global = cast<LLVM::GlobalOp>(SymbolTable::lookupSymbolIn(module, name));
+      auto array = cast<LLVM::LLVMArrayType>(global.getGlobalType());
+      offsetOf[name] = end;
+      end += (int64_t(array.getNumElements()) * (array.getElementType().getIntOrFloatBitWidth() / 8) + 15) / 16 * 16;
+      arrays.push_back(global);
+    }
+    MLIRContext *ctx = func.getContext();
+    OpBuilder b(ctx);
+    if (!SymbolTable::lookupSymbolIn(module, kDynamicShared)) {
+      b.setInsertionPointToStart(module.getBody());
+      LLVM::GlobalOp::create(b, func.getLoc(), LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0), /*isConstant=*/false,
+                             LLVM::Linkage::External, kDynamicShared, Attribute(), /*alignment=*/16, kSharedAddressSpace);
+    }
+    auto ptr = LLVM::LLVMPointerType::get(ctx, kSharedAddressSpace);
+    for (LLVM::AddressOfOp a : uses) {
+      b.setInsertionPoint(a);
+      Value base = LLVM::AddressOfOp::create(b, a.getLoc(), ptr, FlatSymbolRefAttr::get(ctx, kDynamicShared));
+      Value at = LLVM::GEPOp::create(b, a.getLoc(), ptr, IntegerType::get(ctx, 8), base,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(offsetOf[a.getGlobalName().str()])},
+                                     LLVM::GEPNoWrapFlags::inbounds);
+      a.replaceAllUsesWith(at);
+      a.erase();
+    }
+    for (LLVM::GlobalOp g : arrays)
+      g.erase();
+    return end;
   }
 
   Value loadShared(OpBuilder &b, Location loc, Value buffer, Value index, Type elem) const override {
@@ -228,6 +276,19 @@ public:
 
 private:
   int sm_;
+  static constexpr int64_t kStaticSharedLimit = 48 * 1024;
+  static constexpr llvm::StringLiteral kSharedPrefix = "__tessera_shared_";
+  static constexpr llvm::StringLiteral kDynamicShared = "__tessera_dynamic_shared";
+  /// The most shared memory a program of the chip may have once its kernel opts in.
+  int64_t sharedLimit() const {
+    if (sm_ >= 90)
+      return 227 * 1024;
+    if (sm_ == 80 || sm_ == 87)
+      return 163 * 1024;
+    if (sm_ >= 86)
+      return 99 * 1024;
+    return 64 * 1024;
+  }
   static Value c32(OpBuilder &b, Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
   }

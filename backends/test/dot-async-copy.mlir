@@ -131,3 +131,45 @@ func.func @portable(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, 
   tile.store %c[%offs], %acc : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
   return
 }
+
+// -----
+
+// Past CUDA's 48 KiB of static shared memory the arrays become ranges of one dynamic `.extern
+// .shared` array, which the runtime sizes at launch. A and B, 128 x 128 each, take 2 stages of
+// 128 x 136 x 2 bytes: 3 would pass sm_80's 163 KiB.
+
+// CHECK: llvm.mlir.global external @__tessera_dynamic_shared() {{.*}}addr_space = 3 : i32{{.*}} : !llvm.array<0 x i8>
+// CHECK-NOT: llvm.mlir.global internal @__tessera_shared_
+// CHECK-LABEL: gpu.func @dynamic_shared
+// CHECK-SAME: tessera.shared_bytes = 139264
+// CHECK: %[[A:.*]] = llvm.mlir.addressof @__tessera_dynamic_shared : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr inbounds %[[A]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[B:.*]] = llvm.mlir.addressof @__tessera_dynamic_shared : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr inbounds %[[B]][69632] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.cp.async.shared.global
+func.func @dynamic_shared(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %k: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %r = tile.arange 0, 128 : tensor<128xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %sixteen = arith.constant dense<128> : tensor<128x128xi32>
+  %rb = tile.broadcast %rows : tensor<128x1xi32> -> tensor<128x128xi32>
+  %cb = tile.broadcast %cols : tensor<1x128xi32> -> tensor<128x128xi32>
+  %ro = arith.muli %rb, %sixteen : tensor<128x128xi32>
+  %offs = arith.addi %ro, %cb : tensor<128x128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 128 : i32
+  %acc = scf.for %i = %c0 to %k step %c16 iter_args(%s = %zero) -> (tensor<128x128xf32>) : i32 {
+    %is = tile.splat %i : tensor<128x128xi32>
+    %ao = arith.addi %offs, %is : tensor<128x128xi32>
+    %ks = tile.splat %k : tensor<128x128xi32>
+    %m = arith.cmpi slt, %ao, %ks : tensor<128x128xi32>
+    %x = tile.load %a[%ao] mask %m : (!tile.ptr<f16>, tensor<128x128xi32>, tensor<128x128xi1>) -> tensor<128x128xf16>
+    %y = tile.load %b[%ao] : (!tile.ptr<f16>, tensor<128x128xi32>) -> tensor<128x128xf16>
+    %d = tile.dot %x, %y, %s : tensor<128x128xf16>, tensor<128x128xf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  tile.store %c[%offs], %acc : (!tile.ptr<f32>, tensor<128x128xi32>, tensor<128x128xf32>) -> ()
+  return
+}

@@ -258,6 +258,14 @@ TEST_CASE("fast f16 and bf16 dots use tensor cores (mma.sync) from sm_80; portab
   CHECK(sm75.sharedMemBytes == (64 * 32 + 32 * 64) * 4);
   CHECK(sm90.sharedMemBytes == 3 * (64 * (32 + 8) + 32 * (64 + 8)) * 2);
   CHECK_FALSE(contains(ptxText(sm75), "cp.async"));
+  // Past CUDA's 48 KiB of static shared memory (128 x 128 x 32 blocks in 3 stages: 57 KiB) the
+  // arrays are ranges of one dynamic array, which the runtime sizes at launch.
+  Artifact big = require(compileArtifact(require(traceMatmul<f16, float>(128, 128, 32, Numerics::Fast, 8), "trace"),
+                                         nvptxTarget("sm_90")),
+                         "compile");
+  CHECK(big.sharedMemBytes == 3 * (128 * (32 + 8) + 32 * (128 + 8)) * 2);
+  CHECK(contains(ptxText(big), ".extern .shared .align 16 .b8 __tessera_dynamic_shared[]"));
+  CHECK_FALSE(contains(ptxText(sm90), "__tessera_dynamic_shared"));
 }
 
 TEST_CASE("dot of a transposed tile reads it as it lies (transpose_b), on every device, ragged shapes, both modes") {

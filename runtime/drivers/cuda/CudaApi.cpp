@@ -70,6 +70,7 @@ Loaded loadOnce() {
             bind(lib, a.cuModuleUnload, {"cuModuleUnload"}, missing) &&
             bind(lib, a.cuModuleGetFunction, {"cuModuleGetFunction"}, missing) &&
             bind(lib, a.cuFuncGetAttribute, {"cuFuncGetAttribute"}, missing) &&
+            bind(lib, a.cuFuncSetAttribute, {"cuFuncSetAttribute"}, missing) &&
             bind(lib, a.cuLaunchKernel, {"cuLaunchKernel"}, missing);
   if (!ok) {
     out.status = Status(StatusCode::Unavailable, "libcuda.so.1 lacks " + missing + " (the NVIDIA driver is too old)");

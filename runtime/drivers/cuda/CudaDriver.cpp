@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -83,8 +84,10 @@ Result<detail::PhysicalDevice> describeDevice(const CudaApi &api, int ordinal, c
   b.maxThreadsPerGroup = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   b.maxGroupCount = {attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
                      attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
-  // The per-block default (48 KiB): what any kernel may use without an opt-in attribute.
-  b.maxSharedMemBytes = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  // The most a program may use once its kernel opts in (CudaKernel raises the kernel's dynamic
+  // limit at load): 227 KiB on sm_90, 163 KiB on sm_80; the default per block is 48 KiB.
+  b.maxSharedMemBytes = std::max(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+                                 attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
   b.maxBufferBytes = total; // CUDA has no per-binding range limit
   b.computeCapability = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
                         attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);

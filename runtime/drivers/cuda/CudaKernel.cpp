@@ -62,6 +62,15 @@ Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const Kerne
                                                " bytes of shared memory; " + info_.name + " allows " +
                                                std::to_string(bi.maxSharedMemBytes) + " per program");
   }
+  // Past the 48 KiB default (static and dynamic together), a kernel must ask for its dynamic part.
+  if (dynamicShared > 0)
+    if (CUresult s = api_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(dynamicShared));
+        s != CUDA_SUCCESS) {
+      api_.cuModuleUnload(module);
+      return api_.error(s, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+                        "kernel '" + kernel.name + "' asks for " + std::to_string(dynamicShared) +
+                            " bytes of dynamic shared memory on " + info_.name);
+    }
   return std::unique_ptr<detail::DriverKernel>(
       std::make_unique<CudaKernel>(*this, kernel.name, module, fn, artifact, dynamicShared));
 }
