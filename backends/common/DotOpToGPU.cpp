@@ -2,7 +2,8 @@
 // thread accumulates its own elements of the result over k in a loop, loading each row of `a` and
 // each column of `b` it needs once per k (register blocking). In fast mode, on a target with
 // matrix units for the types, the units instead (lowerWithMatrixUnits), or cooperative matrices
-// (lowerWithCoopMatrices).
+// (lowerWithCoopMatrices). On the units, operands loaded for the dot alone are copied from their
+// buffers into shared memory asynchronously, in stages across the loop (planDotStaging).
 //
 // Portable mode keeps the order of docs/numerics.md: per element, from acc, k = 0, 1, ... adds
 // the product rounded to the accumulator type with separate mul and add (the targets keep them
@@ -352,9 +353,11 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
 /// g and g + 8 are the tile rows 2p * R + 8w + g and (2p + 1) * R + 8w + g (R = threads / 4).
 /// A and B (B^T with transpose_b) are staged row-major in shared memory in their own type, each
 /// row padded by 16 bytes (8 16-bit elements) so that the 8 rows a fragment load reads at once
-/// fall in different banks; each subgroup walks k in steps of the unit's k, loading each of its
-/// A and B fragments once per step, and the result stays where the accumulator was. Returns nothing (no rewrite)
-/// when the target has no unit for these types or the accumulator did not get the layout.
+/// fall in different banks: from registers, or copied from their buffers (DotStaging::direct,
+/// copyToShared), in stages where pipelined (stagePipelined). Each subgroup walks k in steps of
+/// the unit's k, loading each of its A and B fragments once per step, and the result stays where
+/// the accumulator was. Returns nothing (no rewrite) when the target has no unit for these types,
+/// the accumulator did not get the layout or the arrays do not fit.
 std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter &r, Location loc, const TileLowering &lw, tile::DotOp op,
                                                        ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
