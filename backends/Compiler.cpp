@@ -205,7 +205,8 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     return Status();
   {
     PassManager pm(ctx);
-    backend::addTilePasses(pm, kernel.numerics() == Numerics::Portable);
+    // PTX keeps f32 `/` and fma: div.rn and fma.rn are correctly rounded.
+    backend::addTilePasses(pm, kernel.numerics() == Numerics::Portable, target.kind == TargetKind::PTX);
     if (failed(pm.run(*module)))
       return diags.failure(what);
   }
@@ -306,11 +307,12 @@ bool faultInjected(const char *fault) {
   return env && std::string_view(env) == fault;
 }
 
-void addTilePasses(OpPassManager &pm, bool portable) {
+void addTilePasses(OpPassManager &pm, bool portable, bool nativeDivFma) {
   pm.addPass(tile::createTilePipelineLoads()); // kernels with tile.num_stages = 2
   if (portable) {
     tile::TileExpandPortableMathOptions options;
     options.correctlyRoundedBasics = true;
+    options.nativeDivFma = nativeDivFma;
     pm.addPass(tile::createTileExpandPortableMath(options));
   }
   pm.addPass(createCanonicalizerPass());

@@ -24,10 +24,12 @@ using namespace mlir;
 using namespace portable_math;
 
 /// The ops the pass rewrites: the transcendentals always, divf/sqrt/fma with the option.
-bool isExpanded(Operation *op, bool basics) {
+bool isExpanded(Operation *op, bool basics, bool nativeDivFma) {
   if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp, math::SinOp,
           math::CosOp, math::TanhOp, math::ErfOp, math::PowFOp>(op))
     return true;
+  if (nativeDivFma && isa<arith::DivFOp, math::FmaOp>(op))
+    return false;
   return basics && isa<arith::DivFOp, math::SqrtOp, math::FmaOp>(op);
 }
 
@@ -64,7 +66,7 @@ struct TileExpandPortableMath final
   void runOnOperation() override {
     SmallVector<Operation *> work;
     getOperation().walk([&](Operation *op) {
-      if (isExpanded(op, correctlyRoundedBasics) && op->getParentOfType<func::FuncOp>())
+      if (isExpanded(op, correctlyRoundedBasics, nativeDivFma) && op->getParentOfType<func::FuncOp>())
         work.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -34,8 +34,10 @@ def TileExpandPortableMath : Pass<"tile-expand-portable-math", "mlir::ModuleOp">
     NaN, subnormal inputs and results (computed, never flushed), overflow to inf.
 
     With `correctly-rounded-basics` (for SPIR-V, where `OpFDiv` may be 2.5 ULP, `sqrt` comes
-    from `inversesqrt` and `Fma` may be unfused), f32 `arith.divf`, `math.sqrt` and `math.fma`
-    also expand, to the correctly rounded result:
+    from `inversesqrt` and `Fma` may be unfused; and for PTX, whose `sqrt` comes from libdevice,
+    approximate unless built otherwise), f32 `arith.divf`, `math.sqrt` and `math.fma` also
+    expand, to the correctly rounded result (with `native-div-fma`, only `sqrt`: PTX's
+    `div.rn.f32` and `fma.rn.f32` are correctly rounded already):
 
       a / b      => q = |a| * recip(|b|); c = f32(q); sign(|a| - mid |b|) picks c or its
                     neighbour across the midpoint mid (exact: 25 x 24-bit product)
@@ -47,6 +49,9 @@ def TileExpandPortableMath : Pass<"tile-expand-portable-math", "mlir::ModuleOp">
   let options = [
     Option<"correctlyRoundedBasics", "correctly-rounded-basics", "bool", /*default=*/"false",
            "also expand f32 divf, sqrt and fma into correctly rounded sequences">,
+    Option<"nativeDivFma", "native-div-fma", "bool", /*default=*/"false",
+           "with correctly-rounded-basics, leave f32 divf and fma to a target that rounds them "
+           "correctly (PTX: div.rn.f32, fma.rn.f32); sqrt still expands">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }

@@ -1,5 +1,6 @@
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics --tile-expand-portable-math | FileCheck %s
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics --tile-expand-portable-math='correctly-rounded-basics=true' | FileCheck %s --check-prefix=BASICS
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics --tile-expand-portable-math='correctly-rounded-basics=true native-div-fma=true' | FileCheck %s --check-prefix=PTX
 
 // exp on a tile: f64 from the start, splat constants of the tile's shape, one truncf at the end,
 // and a NaN input (found on its bits) passed through by a select.
@@ -179,8 +180,17 @@ func.func @in_loop(%x: f32, %n: index) -> f32 {
 
 // -----
 
-// divf, sqrt and fma stay without correctly-rounded-basics (CUDA's are correctly rounded) and
-// expand with it; ops the pass does not know (floor) are left alone either way.
+// divf, sqrt and fma stay without correctly-rounded-basics and expand with it; ops the pass does
+// not know (floor) are left alone either way. With native-div-fma (the compiler's choice for
+// PTX, whose div.rn.f32 and fma.rn.f32 are correctly rounded), only sqrt expands: CUDA's comes
+// from libdevice, approximate.
+// PTX-LABEL: func.func @basics
+// PTX: arith.divf
+// PTX-NOT: math.sqrt
+// PTX: arith.truncf %{{.*}} : tensor<16xf64> to tensor<16xf32>
+// PTX-NOT: math.sqrt
+// PTX: math.fma
+// PTX: math.floor
 // CHECK-LABEL: func.func @basics
 // CHECK: arith.divf
 // CHECK: math.sqrt

@@ -32,7 +32,7 @@ struct BackendInfo {
   uint64_t memoryBytes = 0;           // device-local memory
   uint32_t maxThreadsPerGroup = 0;
   std::array<uint32_t, 3> maxGroupCount{0, 0, 0};
-  uint32_t maxSharedMemBytes = 0;     // per program (workgroup)
+  uint32_t maxSharedMemBytes = 0;     // per program (workgroup); CUDA: the opt-in limit, past 48 KiB
   uint64_t maxBufferBytes = 0;        // largest buffer one binding can address
   uint32_t computeCapability = 0;     // CUDA only: 90 for sm_90
   /// Vulkan only: the shader features of this device that Tessera kernels may need, by stable
