@@ -97,10 +97,12 @@ TEST_CASE("kernel.statistics_describe_the_machine_code") {
     }
     if (t.backend == Backend::CUDA) {
       const KernelStatistic *regs = find("registers per thread"), *local = find("local memory per thread"),
-                            *threads = find("max threads per program");
+                            *threads = find("max threads per program"), *dynamic = find("dynamic shared memory");
       REQUIRE(regs);
       REQUIRE(local);
       REQUIRE(threads);
+      REQUIRE(dynamic);
+      CHECK(dynamic->value == 0); // add_scalar uses no shared memory
       CHECK(regs->value >= 1);
       CHECK(regs->value <= 255);
       CHECK(local->value == 0); // add_scalar spills nothing

@@ -99,6 +99,10 @@ std::vector<KernelStatistic> CudaKernel::statistics() {
     if (device_.api().cuFuncGetAttribute(&value, f.attribute, fn_) == CUDA_SUCCESS)
       out.push_back({f.name, f.description, double(value)});
   }
+  // Past 48 KiB a kernel's shared memory is dynamic (docs/compiler.md): the driver's static
+  // figure is then 0, and the launch asks for this much.
+  out.push_back({"dynamic shared memory", "bytes of shared memory each launch asks for beyond the static",
+                 double(dynamicSharedBytes_)});
   return out;
 }
 

@@ -246,7 +246,8 @@ public:
   const KernelEntry &entry() const { return *entry_; }
   /// What the driver reports about this kernel's machine code, for tuning (spills, occupancy):
   /// through CUDA the registers per thread, local memory per thread (register spills and stack),
-  /// static shared memory and the most threads per program the code allows; through Vulkan the
+  /// static shared memory, the most threads per program the code allows and the dynamic shared
+  /// memory each launch asks for (past 48 KiB, all of it); through Vulkan the
   /// driver's own pipeline statistics (VK_KHR_pipeline_executable_properties; their names and
   /// meaning are the driver's), or none where the device does not offer them.
   std::vector<KernelStatistic> statistics() const;
