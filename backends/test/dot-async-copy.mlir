@@ -173,3 +173,39 @@ func.func @dynamic_shared(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<
   tile.store %c[%offs], %acc : (!tile.ptr<f32>, tensor<128x128xi32>, tensor<128x128xf32>) -> ()
   return
 }
+
+// -----
+
+// A dot in no loop copies its operands between its two barriers and waits for its own copies;
+// a masked-off element takes `other` (here 1.5, recomputed for the copy), stored element by
+// element.
+
+// CHECK-LABEL: gpu.func @no_loop
+// CHECK-NOT: scf.for
+// CHECK: gpu.barrier
+// CHECK: arith.constant 1.500000e+00 : f16
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.mma.sync
+func.func @no_loop(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.arange 0, 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %sixteen = arith.constant dense<16> : tensor<16x16xi32>
+  %rb = tile.broadcast %rows : tensor<16x1xi32> -> tensor<16x16xi32>
+  %cb = tile.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %ro = arith.muli %rb, %sixteen : tensor<16x16xi32>
+  %offs = arith.addi %ro, %cb : tensor<16x16xi32>
+  %ns = tile.splat %n : tensor<16x16xi32>
+  %m = arith.cmpi slt, %offs, %ns : tensor<16x16xi32>
+  %other = arith.constant dense<1.5> : tensor<16x16xf16>
+  %x = tile.load %a[%offs] mask %m other %other : (!tile.ptr<f16>, tensor<16x16xi32>, tensor<16x16xi1>, tensor<16x16xf16>) -> tensor<16x16xf16>
+  %y = tile.load %b[%offs] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = tile.dot %x, %y, %zero : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  tile.store %c[%offs], %d : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
+  return
+}
