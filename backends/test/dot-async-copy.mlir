@@ -209,3 +209,49 @@ func.func @no_loop(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %
   tile.store %c[%offs], %d : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
   return
 }
+
+// -----
+
+// A pipelined loop inside another: the copies issued ahead of the inner loop overwrite stages
+// the previous run of the inner loop read, so a barrier comes first, in the outer loop.
+
+// CHECK-LABEL: gpu.func @nested
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.mma.sync
+// CHECK: nvvm.cp.async.wait.group 0
+func.func @nested(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %k: i32, %blocks: i32)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.arange 0, 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %sixteen = arith.constant dense<16> : tensor<16x16xi32>
+  %rb = tile.broadcast %rows : tensor<16x1xi32> -> tensor<16x16xi32>
+  %cb = tile.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %ro = arith.muli %rb, %sixteen : tensor<16x16xi32>
+  %offs = arith.addi %ro, %cb : tensor<16x16xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  scf.for %blk = %c0 to %blocks step %c1 : i32 {
+    %acc = scf.for %i = %c0 to %k step %c16 iter_args(%s = %zero) -> (tensor<16x16xf32>) : i32 {
+      %is = tile.splat %i : tensor<16x16xi32>
+      %ao = arith.addi %offs, %is : tensor<16x16xi32>
+      %x = tile.load %a[%ao] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+      %y = tile.load %b[%ao] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+      %d = tile.dot %x, %y, %s : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      scf.yield %d : tensor<16x16xf32>
+    }
+    %bs = tile.splat %blk : tensor<16x16xi32>
+    %co = arith.addi %offs, %bs : tensor<16x16xi32>
+    tile.store %c[%co], %acc : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
+  }
+  return
+}
