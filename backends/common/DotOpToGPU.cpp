@@ -122,12 +122,18 @@ struct StagedTile {
   std::function<void(Value)> copy = nullptr; // issues the copies into the array at the insertion point
 };
 
+/// A shared-memory array of `count` elements of `elem`, as they are (16-bit elements too),
+/// counted in the kernel's shared bytes.
+Value allocArray(OpBuilder &r, Location loc, const TileLowering &lw, Type elem, int64_t count) {
+  lw.sharedBytes += count * (elem.getIntOrFloatBitWidth() / 8);
+  return lw.target.allocShared(r, loc, cast<gpu::GPUFuncOp>(lw.kernel), elem, count);
+}
+
 /// Stages tiles in shared-memory arrays of their own element type, or `storeAs` (the target's
 /// own allocations, counted in the kernel's shared bytes), between two barriers, the first
 /// keeping the writes of a dot in a loop from overtaking the reads of the previous iteration.
 /// Returns the arrays; the caller has checked that they fit.
 SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw, ArrayRef<StagedTile> tiles) {
-  auto func = cast<gpu::GPUFuncOp>(lw.kernel);
   auto elemOf = [](const StagedTile &t) { return t.storeAs ? t.storeAs : t.type.getElementType(); };
   SmallVector<Value> buffers;
   for (const StagedTile &t : tiles) {
@@ -135,8 +141,7 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
     OpBuilder::InsertionGuard guard(r);
     if (t.before) // the buffer's handle must dominate the writes before the loop
       r.setInsertionPoint(t.before);
-    buffers.push_back(lw.target.allocShared(r, loc, func, elemOf(t), count));
-    lw.sharedBytes += count * (elemOf(t).getIntOrFloatBitWidth() / 8);
+    buffers.push_back(allocArray(r, loc, lw, elemOf(t), count));
   }
   auto write = [&](const StagedTile &t, Value buf, OpBuilder &w, Location wl) {
     const BlockedLayout l = lw.layoutOf(t.type);
@@ -232,6 +237,7 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
   if (load.getOther())
     other = values.elements(load.getOther(), l);
   Value buffer = r.getRemappedValue(load.getPtr());
+  Value zero = !mask.empty() && other.empty() ? Value(arith::ConstantOp::create(r, loc, r.getZeroAttr(elem))) : Value();
   Value base = arith::AddIOp::create(r, loc, stage, lw.threadLinear(r, loc, l, {ld, 1}));
   auto at = [&](int64_t e) -> Value {
     const int64_t offset = l.staticCoord(e, 0) * ld + l.staticCoord(e, 1);
@@ -243,24 +249,10 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
     r.setInsertionPoint(branch.thenBlock()->getTerminator());
     lw.target.asyncCopy(r, loc, shared, at(j), buffer, offsets[j], elem, 16);
     r.setInsertionPoint(branch.elseBlock()->getTerminator());
-    for (int64_t e = j; e < j + vec; ++e) {
-      Value v;
-      if (mask.empty()) {
-        v = lw.target.loadElement(r, loc, buffer, offsets[e], elem);
-      } else {
-        auto element = scf::IfOp::create(
-            r, loc, mask[e],
-            [&](OpBuilder &b, Location bl) {
-              scf::YieldOp::create(b, bl, lw.target.loadElement(b, bl, buffer, offsets[e], elem));
-            },
-            [&](OpBuilder &b, Location bl) {
-              scf::YieldOp::create(b, bl, other.empty() ? Value(arith::ConstantOp::create(b, bl, b.getZeroAttr(elem)))
-                                                        : other[e]);
-            });
-        v = element.getResult(0);
-      }
-      lw.target.storeShared(r, loc, shared, at(e), v);
-    }
+    for (int64_t e = j; e < j + vec; ++e)
+      lw.target.storeShared(r, loc, shared, at(e),
+                            loadMaskedElement(r, loc, lw.target, buffer, offsets[e], mask.empty() ? Value() : mask[e],
+                                              other.empty() ? zero : other[e], elem));
   }
 }
 
@@ -278,7 +270,6 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
                                                       const tile::LoadOp (&direct)[2], const int64_t (&sizes)[2],
                                                       std::array<int64_t, 2> ld, int64_t stages) {
   auto loop = cast<scf::ForOp>(op->getParentOp());
-  auto func = cast<gpu::GPUFuncOp>(lw.kernel);
   const DotShape d(op);
   const RankedTensorType types[2] = {d.aType, d.bType};
   const Value operands[2] = {op.getA(), op.getB()};
@@ -309,11 +300,8 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
   {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPoint(loop);
-    for (int i = 0; i < 2; ++i) {
-      const int64_t count = (direct[i] ? stages : 1) * sizes[i];
-      shared[i] = lw.target.allocShared(r, loc, func, d.in, count);
-      lw.sharedBytes += count * (d.in.getIntOrFloatBitWidth() / 8);
-    }
+    for (int i = 0; i < 2; ++i)
+      shared[i] = allocArray(r, loc, lw, d.in, (direct[i] ? stages : 1) * sizes[i]);
     lw.barrier(r, loc); // readers in an earlier run of the loop (inside an outer loop) are done
     for (int i = 0; i < 2; ++i)
       if (!direct[i] && invariantLoop(op, operands[i]))

@@ -32,6 +32,17 @@ Value wholeRunCondition(OpBuilder &b, Location loc, ValueRange offsets, ValueRan
   return cond;
 }
 
+Value loadMaskedElement(OpBuilder &b, Location loc, const TargetInfo &target, Value buffer, Value offset, Value mask,
+                        Value otherwise, Type elem) {
+  if (!mask)
+    return target.loadElement(b, loc, buffer, offset, elem);
+  return scf::IfOp::create(
+             b, loc, mask,
+             [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, target.loadElement(nb, nl, buffer, offset, elem)); },
+             [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, otherwise); })
+      .getResult(0);
+}
+
 namespace {
 
 Value zeroOf(OpBuilder &b, Location loc, Type t) {
@@ -64,19 +75,9 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
     // bounds: they must not be read at all).
     auto elementwise = [&](OpBuilder &b, Location l, size_t j, int64_t count) {
       SmallVector<Value> out;
-      for (size_t e = j; e < j + size_t(count); ++e) {
-        if (mask.empty()) {
-          out.push_back(lowering.target.loadElement(b, l, buffer, offsets[e], elem));
-          continue;
-        }
-        auto branch = scf::IfOp::create(
-            b, l, mask[e],
-            [&](OpBuilder &nb, Location nl) {
-              scf::YieldOp::create(nb, nl, lowering.target.loadElement(nb, nl, buffer, offsets[e], elem));
-            },
-            [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, other.empty() ? zero : other[e]); });
-        out.push_back(branch.getResult(0));
-      }
+      for (size_t e = j; e < j + size_t(count); ++e)
+        out.push_back(loadMaskedElement(b, l, lowering.target, buffer, offsets[e], mask.empty() ? Value() : mask[e],
+                                        other.empty() ? zero : other[e], elem));
       return out;
     };
     SmallVector<Value> elems;

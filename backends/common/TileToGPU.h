@@ -105,6 +105,11 @@ void planDotStaging(mlir::Operation *kernel, TileLowering &lowering);
 mlir::Value wholeRunCondition(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange offsets, mlir::ValueRange mask,
                               size_t j, int64_t vec);
 
+/// buffer[offset], where `mask` is set (a null mask: always), else `otherwise`: a masked-off
+/// offset, which may lie outside the buffer, is never read.
+mlir::Value loadMaskedElement(mlir::OpBuilder &b, mlir::Location loc, const TargetInfo &target, mlir::Value buffer,
+                              mlir::Value offset, mlir::Value mask, mlir::Value otherwise, mlir::Type elem);
+
 /// Row-major strides of a shape.
 llvm::SmallVector<int64_t, 4> stridesOf(llvm::ArrayRef<int64_t> shape);
 
