@@ -30,7 +30,7 @@ for run in "--dtype=f16 --act=gelu" "--dtype=bf16 --act=relu --portable" "--dtyp
 done
 # Larger blocks for the timing (their FMA-path SPIR-V may not fit lavapipe's 32 KiB, so the run
 # here may refuse them after writing the package).
-for config in 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4 128x128x32/8 128x128x64/8 128x128x32/4 128x256x32/8 256x128x32/8; do
+for config in 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4 128x128x32/8 128x128x64/8 128x128x32/4 128x256x32/8 256x128x32/8 128x128x32/16 256x128x32/16 128x256x32/16 256x128x64/16; do
   build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=$config --write-package=.gpu-stage/pkgs/example \
     >/dev/null 2>&1 || true
   test -f .gpu-stage/pkgs/example/matmul_f16_none_fast_${config/\//w}.tspkg

@@ -337,8 +337,9 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
 
 /// tile.dot on matrix units (fast mode). The accumulator is already in registers in the units'
 /// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
-/// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup, whose rows
-/// g and g + 8 are the tile rows 2p * R + 8w + g and (2p + 1) * R + 8w + g (R = threads / 4).
+/// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup (wr, wc) on
+/// the grid, whose rows g and g + 8 are the tile rows 2p R + 8 wr + g and (2p + 1) R + 8 wr + g
+/// (R = 8 x the subgroups down the rows) and whose columns start at 8 (C j + wc) (C across).
 /// A and B (B^T with transpose_b) are staged row-major in shared memory in their own type, each
 /// row padded by 16 bytes (8 16-bit elements) so that the 8 rows a fragment load reads at once
 /// fall in different banks: from registers, or copied from their buffers (DotStaging::direct,
@@ -398,10 +399,16 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
   }
   BlockedLayout lc = lw.layoutOf(cType);
 
+  // Subgroup (wr, wc) of the grid: its rows start at 8 wr, its column group j at 8 (C j + wc).
   const int64_t R = lc.threadsPer[0], pairs = lc.reps[0] / 2, groups = lc.reps[1];
+  const int64_t C = lc.hasWarpGrid() ? lc.warpsPer[1] : 1;
   Value lane = arith::AndIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 31));
-  Value warpRow = arith::MulIOp::create(r, loc, arith::ShRUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 5)),
-                                        lw.i32(r, loc, 8)); // 8w
+  Value warp = arith::ShRUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 5));
+  Value warpRow = arith::MulIOp::create(r, loc, C > 1 ? Value(arith::ShRUIOp::create(r, loc, warp, lw.i32(r, loc, llvm::Log2_64(C)))) : warp,
+                                        lw.i32(r, loc, 8)); // 8 wr
+  Value warpCol = C > 1 ? Value(arith::MulIOp::create(r, loc, arith::AndIOp::create(r, loc, warp, lw.i32(r, loc, C - 1)),
+                                                      lw.i32(r, loc, 8)))
+                        : Value(); // 8 wc
   // Accumulator element of (pair p, column group j, fragment index i) in the thread's order.
   auto element = [&](int64_t p, int64_t j, int64_t i) { return ((2 * p + i / 2) * groups + j) * 2 + i % 2; };
   auto loop = scf::ForOp::create(
@@ -414,13 +421,16 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
           base = arith::AddIOp::create(x, xl, base, aStage);
           aFrags.push_back(lw.target.mmaLoadA(x, xl, sa, base, lda, R, lane, in));
         }
-        // B[k0][8j]: row k0, column 8j; transposed, row 8j, column k0.
+        // B[k0][n]: row k0, column n; transposed, row n, column k0 (n = 8 (C j + wc)).
         Value kOffset = transB ? k0 : Value(arith::MulIOp::create(x, xl, k0, lw.i32(x, xl, ldb)));
         kOffset = arith::AddIOp::create(x, xl, kOffset, bStage);
+        if (warpCol)
+          kOffset = arith::AddIOp::create(
+              x, xl, kOffset, transB ? Value(arith::MulIOp::create(x, xl, warpCol, lw.i32(x, xl, ldb))) : warpCol);
         for (int64_t j = 0; j < groups; j += 2) { // two column groups per load where there are two
-          const int64_t count = std::min<int64_t>(2, groups - j);
-          Value base = arith::AddIOp::create(x, xl, kOffset, lw.i32(x, xl, transB ? 8 * j * ldb : 8 * j));
-          SmallVector<Value> words = lw.target.mmaLoadB(x, xl, sb, base, ldb, count, transB, lane, in);
+          const int64_t count = std::min<int64_t>(2, groups - j), n = 8 * C * j;
+          Value base = arith::AddIOp::create(x, xl, kOffset, lw.i32(x, xl, transB ? n * ldb : n));
+          SmallVector<Value> words = lw.target.mmaLoadB(x, xl, sb, base, ldb, count, 8 * C, transB, lane, in);
           for (int64_t g = 0; g < count; ++g)
             bFrags.push_back({words[2 * g], words[2 * g + 1]});
         }
@@ -454,7 +464,9 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
   std::optional<TargetInfo::CoopMatrixShape> unit = lw.target.coopMatrixShape(in, accElem);
   std::vector<int64_t> accShape{M, N};
-  if (lw.portable || !unit || !unit->mmaLanes || unit->m != 16 || unit->n != 16 || !lw.mmaShapes.count(accShape) ||
+  auto shapeIt = lw.mmaShapes.find(accShape);
+  if (lw.portable || !unit || !unit->mmaLanes || unit->m != 16 || unit->n != 16 || shapeIt == lw.mmaShapes.end() ||
+      shapeIt->second != 1 ||
       K % unit->k || N % unit->n || lw.target.subgroupSize() != 32)
     return std::nullopt;
   const int64_t bytes = (M * K + K * N) * (in.getIntOrFloatBitWidth() / 8);

@@ -30,6 +30,14 @@ struct BlockedLayout {
   llvm::SmallVector<int64_t, 4> reps;       // reps[k]
   int64_t threads = 1;
   int64_t vec = 1;
+  /// Subgroups on a grid (empty: none). With warpsPer, thread tid is lane tid % laneCount of
+  /// subgroup tid / laneCount; lanes and subgroups are each laid out innermost dimension first,
+  /// lanesPer(k) = t[k] / warpsPer[k] lanes and warpsPer[k] subgroups along k, and the thread's
+  /// index along k is lane[k] + lanesPer(k) * warp[k] in place of tid[k] above. Without it the
+  /// plain split is the same as filling the lanes first, so only a grid that puts subgroups
+  /// along a dimension whose lanes do not fill the subgroup needs it (mmaAccumulatorLayout).
+  llvm::SmallVector<int64_t, 4> warpsPer;
+  int64_t laneCount = 0;
 
   /// `vecOverride` and `lastThreadsOverride` (0: chosen as above) fix the run length and the
   /// threads along the last dimension: the matrix-unit accumulator layout (TileLowering).
@@ -80,7 +88,28 @@ struct BlockedLayout {
       s *= threadsPer[j];
     return s;
   }
-  int64_t threadIndex(int64_t tid, int64_t k) const { return (tid / threadStride(k)) % threadsPer[k]; }
+  bool hasWarpGrid() const { return !warpsPer.empty(); }
+  int64_t lanesPer(int64_t k) const { return threadsPer[k] / warpsPer[k]; }
+  /// With a subgroup grid: how far apart in lane index neighbours along k are, and in subgroup
+  /// index.
+  int64_t laneStride(int64_t k) const {
+    int64_t s = 1;
+    for (int64_t j = k + 1; j < rank(); ++j)
+      s *= lanesPer(j);
+    return s;
+  }
+  int64_t warpStride(int64_t k) const {
+    int64_t s = 1;
+    for (int64_t j = k + 1; j < rank(); ++j)
+      s *= warpsPer[j];
+    return s;
+  }
+  int64_t threadIndex(int64_t tid, int64_t k) const {
+    if (!hasWarpGrid())
+      return (tid / threadStride(k)) % threadsPer[k];
+    const int64_t lane = tid % laneCount, warp = tid / laneCount;
+    return (lane / laneStride(k)) % lanesPer(k) + lanesPer(k) * ((warp / warpStride(k)) % warpsPer[k]);
+  }
 
   /// Coordinate along dimension k of element e of a thread, minus the thread's own offset
   /// tid[k] * size(k): the part known at compile time.
@@ -107,15 +136,41 @@ struct BlockedLayout {
 };
 
 /// The layout of an M x N accumulator on 32-lane matrix units (16 x 8 blocks, mma.sync's C
-/// fragment): runs of 2 along a row, 4 threads across, so lane l = 4g + t of subgroup w holds
-/// columns 8j + 2t, 8j + 2t + 1 of rows (threads / 4) * i + 8w + g for every repetition i, j; two
-/// consecutive row repetitions 2p, 2p + 1 form the rows g and g + 8 of one 16 x 8 block.
-inline BlockedLayout mmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t threads) {
-  return BlockedLayout::get(shape, threads, 2, 2, 4);
+/// fragment) with the subgroups on a (W / warpCols) x warpCols grid: runs of 2 along a row, 4
+/// lanes across and 8 down, so lane l = 4g + t of subgroup (wr, wc) holds columns
+/// 8 (warpCols j + wc) + 2t, + 1 of rows 8 (W / warpCols) i + 8 wr + g for every repetition i, j;
+/// two consecutive row repetitions 2p, 2p + 1 form the rows g and g + 8 of one 16 x 8 block.
+/// With warpCols = 1 this is the plain split of 4 threads across (no grid).
+inline BlockedLayout mmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t warpCols = 1) {
+  BlockedLayout l = BlockedLayout::get(shape, threads, 2, 2, 4 * warpCols);
+  if (warpCols > 1) {
+    l.laneCount = 32;
+    l.warpsPer = {threads / 32 / warpCols, warpCols};
+  }
+  return l;
 }
 /// Can an M x N accumulator over `threads` threads (32-lane subgroups) take that layout?
-inline bool fitsMmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t threads) {
-  return shape.size() == 2 && threads % 32 == 0 && shape[1] % 8 == 0 && shape[0] % (2 * (threads / 4)) == 0;
+inline bool fitsMmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t warpCols = 1) {
+  if (shape.size() != 2 || threads % 32 || (threads / 32) % warpCols)
+    return false;
+  const int64_t warpRows = threads / 32 / warpCols;
+  return shape[1] % (8 * warpCols) == 0 && shape[0] % (16 * warpRows) == 0;
+}
+/// The subgroup grid for an M x N accumulator on matrix units that loads the fewest fragments:
+/// each k step a subgroup loads one 16 x 16 block of A per 16 of its rows and one of B per 16 of
+/// its columns, M / rows + N / cols in all. Ties keep more subgroups down the rows. 0 when no
+/// grid fits.
+inline int64_t mmaWarpCols(llvm::ArrayRef<int64_t> shape, int64_t threads) {
+  const int64_t warps = threads / 32;
+  int64_t best = 0, bestLoads = 0;
+  for (int64_t cols = 1; cols <= warps; cols *= 2) {
+    if (!fitsMmaAccumulatorLayout(shape, threads, cols))
+      continue;
+    const int64_t loads = shape[0] / (warps / cols) + shape[1] / cols;
+    if (best == 0 || loads < bestLoads)
+      best = cols, bestLoads = loads;
+  }
+  return best;
 }
 
 } // namespace tessera::backend

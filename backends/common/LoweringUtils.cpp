@@ -21,14 +21,33 @@ Value TileLowering::i32(OpBuilder &b, Location loc, int64_t v) const {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
 }
 
+/// (tid >> log2(stride)) & (count - 1), without the mask where nothing lies above.
+static Value digit(OpBuilder &b, Location loc, const TileLowering &lw, Value tid, int64_t stride, int64_t count,
+                   int64_t total) {
+  Value t = tid;
+  if (stride > 1)
+    t = arith::ShRUIOp::create(b, loc, t, lw.i32(b, loc, llvm::Log2_64(stride)));
+  if (stride * count < total)
+    t = arith::AndIOp::create(b, loc, t, lw.i32(b, loc, count - 1));
+  return t;
+}
+
 Value TileLowering::threadOffset(OpBuilder &b, Location loc, const BlockedLayout &l, int64_t k) const {
   if (l.threadsPer[k] == 1)
     return i32(b, loc, 0);
-  Value t = threadId;
-  if (int64_t stride = l.threadStride(k); stride > 1)
-    t = arith::ShRUIOp::create(b, loc, t, i32(b, loc, llvm::Log2_64(stride)));
-  if (l.threadStride(k) * l.threadsPer[k] < threads) // not the outermost split: wrap around
-    t = arith::AndIOp::create(b, loc, t, i32(b, loc, l.threadsPer[k] - 1));
+  Value t;
+  if (!l.hasWarpGrid()) {
+    t = digit(b, loc, *this, threadId, l.threadStride(k), l.threadsPer[k], threads);
+  } else { // lane[k] + lanesPer(k) * warp[k]
+    if (l.lanesPer(k) > 1)
+      t = digit(b, loc, *this, threadId, l.laneStride(k), l.lanesPer(k), threads);
+    if (l.warpsPer[k] > 1) {
+      Value w = digit(b, loc, *this, threadId, l.laneCount * l.warpStride(k), l.warpsPer[k], threads);
+      if (l.lanesPer(k) > 1)
+        w = arith::MulIOp::create(b, loc, w, i32(b, loc, l.lanesPer(k)));
+      t = t ? Value(arith::AddIOp::create(b, loc, t, w)) : w;
+    }
+  }
   if (l.size(k) > 1)
     t = arith::MulIOp::create(b, loc, t, i32(b, loc, l.size(k)));
   return t;

@@ -97,11 +97,11 @@ public:
                                                   mlir::Type in) const;
   /// This lane's fragments of `groups` (1 or 2) neighbouring k x n blocks of B from shared memory
   /// holding B row-major (rows of `ldb` elements, 16-byte aligned; with `transposed`, B^T
-  /// row-major); bBase indexes B[k0][n0] (B^T[n0][k0]), the second block starts n columns (rows
-  /// of B^T) further. The fragments follow each other in the result.
+  /// row-major); bBase indexes B[k0][n0] (B^T[n0][k0]), the second block starts `groupStep`
+  /// columns (rows of B^T) further. The fragments follow each other in the result.
   virtual llvm::SmallVector<mlir::Value> mmaLoadB(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared,
-                                                  mlir::Value bBase, int64_t ldb, int64_t groups, bool transposed,
-                                                  mlir::Value lane, mlir::Type in) const;
+                                                  mlir::Value bBase, int64_t ldb, int64_t groups, int64_t groupStep,
+                                                  bool transposed, mlir::Value lane, mlir::Type in) const;
   /// acc + A x B for one step from the fragments; `acc` and the result are the lane's C fragment
   /// (element i at row g + 8 (i / 2), column 2t + i % 2 of the block, lane = 4g + t).
   virtual llvm::SmallVector<mlir::Value> mma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type in,

@@ -39,8 +39,10 @@ struct TileLowering {
   /// Shapes whose tiles take the matrix-unit accumulator layout (mmaAccumulatorLayout): the
   /// accumulators of fast-mode dots the target runs on its matrix units, so that the loop around
   /// a dot keeps them in registers where the units want them. Every tile of such a shape in the
-  /// kernel uses it (one layout per shape keeps element-wise ops between them local).
-  std::map<std::vector<int64_t>, bool> mmaShapes;
+  /// kernel uses it (one layout per shape keeps element-wise ops between them local). The value
+  /// is the number of subgroup columns of its grid (mmaWarpCols; 1 where the tile is reduced,
+  /// or its dot runs on cooperative matrices, which want the subgroups down the rows).
+  std::map<std::vector<int64_t>, int64_t> mmaShapes;
 
   /// How a fast dot on matrix units gets its operands into shared memory (planDotStaging,
   /// before the conversion). An operand loaded for the dot alone is copied straight from its
@@ -55,8 +57,8 @@ struct TileLowering {
 
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-    if (mmaShapes.count(shape))
-      return mmaAccumulatorLayout(type.getShape(), threads);
+    if (auto it = mmaShapes.find(shape); it != mmaShapes.end())
+      return mmaAccumulatorLayout(type.getShape(), threads, it->second);
     return BlockedLayout::get(type.getShape(), threads, maxVec);
   }
   mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v) const;

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 
+#include <set>
+
 namespace tessera::backend {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
 #include "common/Passes.h.inc"
@@ -36,7 +38,8 @@ std::optional<TargetInfo::CoopMatrixShape> TargetInfo::coopMatrixShape(Type, Typ
 SmallVector<Value> TargetInfo::mmaLoadA(OpBuilder &, Location, Value, Value, int64_t, int64_t, Value, Type) const {
   llvm_unreachable("mmaLoadA on a target without matrix units");
 }
-SmallVector<Value> TargetInfo::mmaLoadB(OpBuilder &, Location, Value, Value, int64_t, int64_t, bool, Value, Type) const {
+SmallVector<Value> TargetInfo::mmaLoadB(OpBuilder &, Location, Value, Value, int64_t, int64_t, int64_t, bool, Value,
+                                        Type) const {
   llvm_unreachable("mmaLoadB on a target without matrix units");
 }
 SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange, ValueRange, ValueRange) const {
@@ -173,7 +176,14 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
     if (trans->use_empty())
       trans->erase();
   }
-  // Accumulators of fast dots on matrix units get the units' layout (DotOpToGPU.cpp).
+  // Accumulators of fast dots on matrix units get the units' layout (DotOpToGPU.cpp), with the
+  // subgroups on the grid that loads the fewest fragments. A reduced tile keeps them down the
+  // rows: the reduction's shuffles and shared slots follow the plain split of the threads.
+  std::set<std::vector<int64_t>> reduced;
+  func.walk([&](tile::ReduceOp op) {
+    auto shape = cast<RankedTensorType>(op.getSrc().getType()).getShape();
+    reduced.insert(std::vector<int64_t>(shape.begin(), shape.end()));
+  });
   if (!lowering.portable)
     func.walk([&](tile::DotOp dot) {
       auto a = cast<RankedTensorType>(dot.getA().getType());
@@ -182,8 +192,15 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       std::optional<TargetInfo::CoopMatrixShape> coop = target.coopMatrixShape(a.getElementType(), c.getElementType());
       const bool units = unit && a.getDimSize(1) % unit->k == 0;
       const bool lanes = coop && coop->mmaLanes && a.getDimSize(1) % coop->k == 0 && c.getDimSize(1) % coop->n == 0;
-      if ((units || lanes) && target.subgroupSize() == 32 && fitsMmaAccumulatorLayout(c.getShape(), threads))
-        lowering.mmaShapes[std::vector<int64_t>(c.getShape().begin(), c.getShape().end())] = true;
+      if (!(units || lanes) || target.subgroupSize() != 32)
+        return;
+      std::vector<int64_t> shape(c.getShape().begin(), c.getShape().end());
+      const bool grid = units && !lanes && !reduced.count(shape);
+      int64_t cols = grid ? mmaWarpCols(shape, threads) : 1;
+      if (auto it = lowering.mmaShapes.find(shape); it != lowering.mmaShapes.end())
+        cols = std::min(it->second, cols);
+      if (cols > 0 && fitsMmaAccumulatorLayout(shape, threads, cols))
+        lowering.mmaShapes[shape] = cols;
     });
   planDotStaging(func, lowering);
   TileTypeConverter converter(lowering);

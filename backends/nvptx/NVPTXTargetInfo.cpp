@@ -59,21 +59,21 @@ public:
   }
 
   SmallVector<Value> mmaLoadB(OpBuilder &b, Location loc, Value shared, Value bBase, int64_t ldb, int64_t groups,
-                              bool transposed, Value lane, Type in) const override {
+                              int64_t groupStep, bool transposed, Value lane, Type in) const override {
     Value block = arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 4)); // lanes 16..31: the second block
     Value offset;
     if (!transposed) {
-      // From B: lane l addresses row l % 16 of the k step, in block l / 16 (8 columns further);
-      // ldmatrix transposes each 8 x 8 matrix into the fragment.
+      // From B: lane l addresses row l % 16 of the k step, in block l / 16 (groupStep columns
+      // further); ldmatrix transposes each 8 x 8 matrix into the fragment.
       offset = arith::MulIOp::create(b, loc, arith::AndIOp::create(b, loc, lane, c32(b, loc, 15)), c32(b, loc, ldb));
       if (groups == 2)
-        offset = arith::AddIOp::create(b, loc, offset, arith::MulIOp::create(b, loc, block, c32(b, loc, 8)));
+        offset = arith::AddIOp::create(b, loc, offset, arith::MulIOp::create(b, loc, block, c32(b, loc, groupStep)));
     } else {
-      // From B^T: lane l addresses row l % 8 of block l / 16 (8 rows further) at column 8 ((l / 8) % 2)
-      // (rows of B^T are B's columns, so the matrices are the fragments as they lie).
+      // From B^T: lane l addresses row l % 8 of block l / 16 (groupStep rows further) at column
+      // 8 ((l / 8) % 2) (rows of B^T are B's columns, so the matrices are the fragments as they lie).
       Value row = arith::AndIOp::create(b, loc, lane, c32(b, loc, 7));
       if (groups == 2)
-        row = arith::AddIOp::create(b, loc, row, arith::MulIOp::create(b, loc, block, c32(b, loc, 8)));
+        row = arith::AddIOp::create(b, loc, row, arith::MulIOp::create(b, loc, block, c32(b, loc, groupStep)));
       Value half = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, lane, c32(b, loc, 3)), c32(b, loc, 1));
       offset = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, c32(b, loc, ldb)),
                                      arith::MulIOp::create(b, loc, half, c32(b, loc, 8)));

@@ -1,0 +1,77 @@
+// The matrix-unit accumulator layout with its subgroups on a grid: every element has exactly one
+// owner, each lane holds mma.sync's C fragment of its subgroup's blocks, and the grid chosen
+// loads the fewest fragments.
+#include "common/Layout.h"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+using namespace tessera::backend;
+
+namespace {
+
+/// Every element of the tile is held by exactly one thread, once.
+void checkCovers(const BlockedLayout &l) {
+  const int64_t total = l.shape[0] * l.shape[1];
+  std::vector<int> seen(size_t(total), 0);
+  for (int64_t tid = 0; tid < l.threads; ++tid)
+    for (int64_t e = 0; e < l.perThread(); ++e) {
+      const int64_t i = l.linear(tid, e);
+      REQUIRE(i >= 0);
+      REQUIRE(i < total);
+      ++seen[size_t(i)];
+    }
+  for (int64_t i = 0; i < total; ++i)
+    CHECK_MESSAGE(seen[size_t(i)] == 1, "element ", i);
+}
+
+} // namespace
+
+TEST_CASE("layout.mma accumulator on a subgroup grid holds C fragments") {
+  struct Case {
+    int64_t m, n, threads, cols;
+  };
+  for (Case c : {Case{64, 64, 128, 2}, Case{128, 128, 256, 2}, Case{128, 256, 256, 4}, Case{32, 64, 64, 2},
+                 Case{128, 128, 128, 1}, Case{256, 128, 256, 2}}) {
+    INFO("tile ", c.m, "x", c.n, ", ", c.threads, " threads, ", c.cols, " subgroup columns");
+    REQUIRE(fitsMmaAccumulatorLayout({c.m, c.n}, c.threads, c.cols));
+    const BlockedLayout l = mmaAccumulatorLayout({c.m, c.n}, c.threads, c.cols);
+    CHECK(l.hasWarpGrid() == (c.cols > 1));
+    CHECK_FALSE(l.hasReplicas());
+    checkCovers(l);
+    // Lane 4g + t of subgroup (wr, wc): element (rep i, rep j, v) sits at row 8 Wr i + 8 wr + g,
+    // column 8 (C j + wc) + 2t + v.
+    const int64_t warpRows = c.threads / 32 / c.cols;
+    for (int64_t tid = 0; tid < c.threads; ++tid) {
+      const int64_t lane = tid % 32, warp = tid / 32, g = lane / 4, t = lane % 4;
+      const int64_t wr = warp / c.cols, wc = warp % c.cols;
+      for (int64_t e = 0; e < l.perThread(); ++e) {
+        const int64_t v = e % 2, j = (e / 2) % l.reps[1], i = e / 2 / l.reps[1];
+        CHECK(l.coord(tid, e, 0) == 8 * warpRows * i + 8 * wr + g);
+        CHECK(l.coord(tid, e, 1) == 8 * (c.cols * j + wc) + 2 * t + v);
+      }
+    }
+  }
+}
+
+TEST_CASE("layout.mma accumulator without a grid is the plain split") {
+  const BlockedLayout grid = mmaAccumulatorLayout({128, 64}, 256, 1);
+  const BlockedLayout plain = BlockedLayout::get({128, 64}, 256, 2, 2, 4);
+  for (int64_t tid = 0; tid < 256; ++tid)
+    for (int64_t e = 0; e < plain.perThread(); ++e)
+      CHECK(grid.linear(tid, e) == plain.linear(tid, e));
+}
+
+TEST_CASE("layout.mma subgroup grid loads the fewest fragments") {
+  // Loads per k step: M / rows + N / cols of a subgroup's block.
+  CHECK(mmaWarpCols({64, 64}, 128) == 2);   // 32 x 32 blocks: 4 loads, not 16 + 64 / 16 = 5
+  CHECK(mmaWarpCols({128, 128}, 256) == 2); // 32 x 64 (ties keep more subgroups down the rows)
+  CHECK(mmaWarpCols({128, 256}, 256) == 4); // 64 x 64
+  CHECK(mmaWarpCols({16, 64}, 128) == 4);   // one 16-row block: the subgroups go across
+  CHECK(mmaWarpCols({256, 16}, 256) == 1);  // narrow: 32 + 16 loads, where 2 across would take 64 + 8
+  CHECK(mmaWarpCols({128, 256}, 512) == 4);  // 16 subgroups: 32 x 64 blocks, though 16 down the rows do not fit
+  CHECK(mmaWarpCols({16, 8}, 128) == 0);     // no grid fits
+  CHECK_FALSE(fitsMmaAccumulatorLayout({64, 64}, 128, 16));
+  CHECK_FALSE(fitsMmaAccumulatorLayout({16, 64}, 128, 1)); // 16 rows cannot hold 4 subgroups of 16
+}
