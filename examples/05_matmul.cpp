@@ -6,7 +6,8 @@
 // numbered in groups of GROUP_M block-rows so that neighbours share tiles of B in the L2 cache.
 // The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
 // Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16|f32] [--act=none|relu|gelu] [--portable] [--repeat=R]
-//                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 64x64x32/4)
+//                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 128x128x32/8 for
+//                f16/bf16 on the tensor cores through CUDA, else 64x64x32/4)
 //                [--stages=2] (loads of A and B for the next k step issued before this step's dot)
 //                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp).
 // --repeat=R also times R more launches on the device and prints the median TFLOP/s. Past 2^30
@@ -50,7 +51,7 @@ template <class T> const char *dtypeName() { return std::is_same_v<T, f16> ? "f1
 template <class T> int digitsOf() { return std::is_same_v<T, f16> ? 11 : std::is_same_v<T, bf16> ? 8 : 24; }
 template <class T> int minExponentOf() { return std::is_same_v<T, f16> ? -14 : -126; }
 
-/// The block shape and warps of a program (--config=BMxBNxBK/W; the default 64x64x32/4).
+/// The block shape and warps of a program (--config=BMxBNxBK/W; the default: defaultConfig).
 struct Config {
   int BM = 64, BN = 64, BK = 32, warps = 4, stages = 1;
   std::string name() const {
@@ -103,9 +104,25 @@ static int fail(const char *what, const tessera::Status &s) {
   return 1;
 }
 
-template <class T> int run(int M, int N, int K, Act act, bool portable, int repeat, Config cfg, bool tune,
-                           const std::string &packageDir, const std::string &writeDir) {
+/// The block shape when --config does not name one: 128 x 128 x 32 with 8 warps for 16-bit inputs
+/// on the tensor cores through CUDA (the fastest measured there, docs/bench.md), else 64 x 64 x 32
+/// with 4 warps, which fits every device's shared memory (lavapipe's 32 KiB on the FMA path too).
+template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages) {
+  const bool tensorCores = dev.backend() == tessera::Backend::CUDA && dev.backendInfo().computeCapability >= 80;
+  Config c = !portable && !std::is_same_v<T, float> && tensorCores ? Config{128, 128, 32, 8} : Config{};
+  c.stages = stages;
+  return c;
+}
+
+template <class T> int run(int M, int N, int K, Act act, bool portable, int repeat, Config cfg, bool explicitConfig,
+                           bool tune, const std::string &packageDir, const std::string &writeDir) {
   const std::string dtype = dtypeName<T>();
+  auto rt = tessera::Runtime::create();
+  if (!rt) return fail("runtime", rt.status());
+  auto device = (*rt)->openDefault();
+  if (!device) return fail("device", device.status());
+  tessera::Device &dev = **device;
+  if (!explicitConfig) cfg = defaultConfig<T>(dev, portable, cfg.stages);
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceMatmul<T>(act, portable, cfg);
   if (!kernel) return fail("trace", kernel.status());
@@ -120,11 +137,6 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, act, portable, cfg), *all); !s) return fail("write", s);
   }
 #endif
-  auto rt = tessera::Runtime::create();
-  if (!rt) return fail("runtime", rt.status());
-  auto device = (*rt)->openDefault();
-  if (!device) return fail("device", device.status());
-  tessera::Device &dev = **device;
 #ifndef TESSERA_EXAMPLE_AOT
   auto pkg = tessera::compile(*kernel, dev.target());
 #else
@@ -159,8 +171,9 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     // device, driver and shape bucket ($TESSERA_CACHE_DIR/autotune.txt). Shapes the device
     // cannot run (too much shared memory) are skipped with their reason.
     std::vector<tessera::TuneConfig> configs;
-    for (Config g : {Config{64, 64, 32, 4}, Config{128, 64, 32, 4}, Config{64, 128, 32, 4}, Config{128, 64, 32, 8},
-                     Config{32, 64, 32, 4}, Config{32, 32, 32, 2}, Config{64, 64, 32, 4, 2}, Config{128, 64, 32, 4, 2}})
+    for (Config g : {Config{128, 128, 32, 8}, Config{128, 128, 32, 4}, Config{64, 64, 32, 4}, Config{128, 64, 32, 4},
+                     Config{64, 128, 32, 4}, Config{128, 64, 32, 8}, Config{32, 64, 32, 4}, Config{32, 32, 32, 2},
+                     Config{64, 64, 32, 4, 2}, Config{128, 64, 32, 4, 2}})
       configs.push_back({{{"BM", g.BM}, {"BN", g.BN}, {"BK", g.BK}, {"STAGES", g.stages}}, uint32_t(g.warps)});
     auto configOf = [](const tessera::TuneConfig &t) {
       return Config{int(t.get("BM")), int(t.get("BN")), int(t.get("BK")), int(t.numWarps), std::max(1, int(t.get("STAGES")))};
@@ -266,7 +279,7 @@ int main(int argc, char **argv) {
   Act act = Act::Gelu;
   bool portable = false;
   int repeat = 0;
-  bool tune = false;
+  bool tune = false, explicitConfig = false;
   Config cfg;
   std::vector<int> pos;
   for (int i = 1; i < argc; ++i) {
@@ -283,14 +296,15 @@ int main(int argc, char **argv) {
     else if (!std::strncmp(argv[i], "--config=", 9)) {
       if (std::sscanf(argv[i] + 9, "%dx%dx%d/%d", &cfg.BM, &cfg.BN, &cfg.BK, &cfg.warps) != 4)
         return std::fprintf(stderr, "05_matmul: --config=BMxBNxBK/WARPS, e.g. 64x64x32/4\n"), 1;
+      explicitConfig = true;
     }
     else if (argv[i][0] == '-') return std::fprintf(stderr, "05_matmul: unknown option %s\n", argv[i]), 1;
     else pos.push_back(std::atoi(argv[i]));
   }
   int M = pos.size() > 0 ? pos[0] : 200, N = pos.size() > 1 ? pos[1] : 130, K = pos.size() > 2 ? pos[2] : 300;
   if (M < 1 || N < 1 || K < 1) return std::fprintf(stderr, "05_matmul: need M, N, K >= 1\n"), 1;
-  if (dtype == "f16") return run<f16>(M, N, K, act, portable, repeat, cfg, tune, packageDir, writeDir);
-  if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, repeat, cfg, tune, packageDir, writeDir);
-  if (dtype == "f32") return run<float>(M, N, K, act, portable, repeat, cfg, tune, packageDir, writeDir);
+  if (dtype == "f16") return run<f16>(M, N, K, act, portable, repeat, cfg, explicitConfig, tune, packageDir, writeDir);
+  if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, repeat, cfg, explicitConfig, tune, packageDir, writeDir);
+  if (dtype == "f32") return run<float>(M, N, K, act, portable, repeat, cfg, explicitConfig, tune, packageDir, writeDir);
   return std::fprintf(stderr, "05_matmul: --dtype must be f16, bf16 or f32\n"), 1;
 }

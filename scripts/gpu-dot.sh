@@ -41,8 +41,13 @@ for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot $run --package-dir=$S/pkgs/example || status=1
   done
   # The sweep of block shapes (skip it with TESSERA_DOT_SWEEP=0).
-  for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4 128x128x32/8 128x128x64/8 128x128x32/4 128x256x32/8 256x128x32/8 128x128x32/16 256x128x32/16 128x256x32/16 256x128x64/16); do
+  for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 64x64x32/4 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4 128x128x32/8 128x128x64/8 128x128x32/4 128x256x32/8 256x128x32/8 128x128x32/16 256x128x32/16 128x256x32/16 256x128x64/16); do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$config \
+      --package-dir=$S/pkgs/example || status=1
+  done
+  # f32 on the FMA path (no tf32), in bigger blocks.
+  for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 128x128x16/8 128x128x32/8 128x64x16/4 128x64x32/4 64x128x32/4); do
+    TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=$config \
       --package-dir=$S/pkgs/example || status=1
   done
   # Loads of the next k step issued before this step's dot (numStages = 2).

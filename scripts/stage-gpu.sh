@@ -28,6 +28,16 @@ for run in "--dtype=f16 --act=gelu" "--dtype=bf16 --act=relu --portable" "--dtyp
            "--dtype=f32 --act=none" "--dtype=f32 --act=gelu --portable"; do
   build/bin/05_matmul 16 16 16 $run --write-package=.gpu-stage/pkgs/example >/dev/null
 done
+# CUDA's default block shape for f16/bf16 on the tensor cores (05_matmul's defaultConfig), and
+# the f32 shapes of the FMA path's sweep (lavapipe may refuse them after the package is written).
+for run in "--dtype=f16 --act=gelu" "--dtype=f16 --act=none" "--dtype=bf16 --act=none"; do
+  build/bin/05_matmul 16 16 16 $run --config=128x128x32/8 --write-package=.gpu-stage/pkgs/example >/dev/null 2>&1 || true
+done
+for config in 128x128x16/8 128x128x32/8 128x64x16/4 128x64x32/4 64x128x32/4; do
+  build/bin/05_matmul 16 16 16 --dtype=f32 --act=none --config=$config --write-package=.gpu-stage/pkgs/example \
+    >/dev/null 2>&1 || true
+  test -f .gpu-stage/pkgs/example/matmul_f32_none_fast_${config/\//w}.tspkg
+done
 # Larger blocks for the timing (their FMA-path SPIR-V may not fit lavapipe's 32 KiB, so the run
 # here may refuse them after writing the package).
 for config in 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4 128x128x32/8 128x128x64/8 128x128x32/4 128x256x32/8 256x128x32/8 128x128x32/16 256x128x32/16 128x256x32/16 256x128x64/16; do

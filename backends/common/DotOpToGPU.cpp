@@ -631,13 +631,29 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
         return success();
       }
 
-    // Stage a (M x K) and b (K x N, also when it comes as N x K) row-major in the accumulator's
-    // type (floats widened exactly, i8 sign-extended); a loop-invariant operand once, before
-    // the loop (invariantLoop).
-    SmallVector<Value> staged =
-        stageTiles(r, loc, lw,
-                   {{aType, adaptor.getA(), {K, 1}, nullptr, 0, invariantLoop(op, op.getA()), accElem},
-                    {bType, adaptor.getB(), d.bCoef(), nullptr, 0, invariantLoop(op, op.getB()), accElem}});
+    // This thread's rows are rowBase + T i (i < reps: T threads down the rows, no subgroup
+    // grid). Then a is staged transposed, its rows permuted so that each thread's are
+    // neighbours: a[r][k] at k * ldT + (r % T) * reps + r / T, and a k step reads them as one
+    // run (16-byte loads where the target merges them) instead of one load per row. Rows of
+    // ldT = M + 4 keep those runs 16-byte aligned. Otherwise a is staged row-major.
+    const int64_t T = lc.threadsPer[0], reps = lc.reps[0], ldT = M + 4;
+    const bool transposedA = !lc.hasWarpGrid() && lc.size(0) == 1 && reps >= 2;
+    auto permutedT = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
+      const BlockedLayout la = lw.layoutOf(aType);
+      auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
+      Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
+      Value at = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, row, c(T)), c(reps)),
+                                       arith::DivUIOp::create(x, xl, row, c(T)));
+      return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, col, c(ldT)), at);
+    };
+    // Stage a and b (K x N, also when it comes as N x K) in the accumulator's type (floats
+    // widened exactly, i8 sign-extended); a loop-invariant operand once, before the loop
+    // (invariantLoop).
+    SmallVector<Value> staged = stageTiles(
+        r, loc, lw,
+        {{aType, adaptor.getA(), {K, 1}, transposedA ? std::function<Value(OpBuilder &, Location, int64_t)>(permutedT) : nullptr,
+          transposedA ? K * ldT : 0, invariantLoop(op, op.getA()), accElem},
+         {bType, adaptor.getB(), d.bCoef(), nullptr, 0, invariantLoop(op, op.getB()), accElem}});
     const SharedBuffer sa{staged[0], accElem}, sb{staged[1], accElem};
 
     // This thread's distinct rows and columns of the result, and which each element uses.
@@ -649,33 +665,44 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
       elemCol[e] = colOf.try_emplace(lc.staticCoord(e, 1), unsigned(colOf.size())).first->second;
     }
     Value rowBase = lw.threadOffset(r, loc, lc, 0), colBase = lw.threadOffset(r, loc, lc, 1);
-    SmallVector<Value> rowStart(rowOf.size()), colStart(colOf.size()); // a: row * K; b: column
+    // Where row i's values start: a: its row * K (transposed: the thread's run, rowBase * reps + i,
+    // whose k steps are ldT apart); b: the column.
+    SmallVector<Value> rowStart(rowOf.size()), colStart(colOf.size());
     for (auto [coord, i] : rowOf)
-      rowStart[i] = arith::MulIOp::create(r, loc, arith::AddIOp::create(r, loc, rowBase, lw.i32(r, loc, coord)),
-                                          lw.i32(r, loc, K));
+      rowStart[i] = transposedA ? Value(arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, rowBase, lw.i32(r, loc, reps)),
+                                                              lw.i32(r, loc, coord / T)))
+                                : arith::MulIOp::create(r, loc, arith::AddIOp::create(r, loc, rowBase, lw.i32(r, loc, coord)),
+                                                        lw.i32(r, loc, K));
     for (auto [coord, i] : colOf)
       colStart[i] = arith::AddIOp::create(r, loc, colBase, lw.i32(r, loc, coord));
 
+    // k in steps of `unroll`, each step's products in increasing k (the canonical order in
+    // portable mode is unchanged).
+    const int64_t unroll = std::min<int64_t>(K, 8);
     auto loop = scf::ForOp::create(
-        r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, 1), adaptor.getAcc(),
-        [&](OpBuilder &b, Location l, Value k, ValueRange acc) {
-          SmallVector<Value> av, bv;
-          Value kN = arith::MulIOp::create(b, l, k, lw.i32(b, l, N));
-          for (Value s : rowStart)
-            av.push_back(lw.loadShared(b, l, sa, arith::AddIOp::create(b, l, s, k), accElem));
-          for (Value s : colStart)
-            bv.push_back(lw.loadShared(b, l, sb, arith::AddIOp::create(b, l, kN, s), accElem));
-          SmallVector<Value> next;
-          for (int64_t e = 0; e < n; ++e) {
-            Value x = av[elemRow[e]], y = bv[elemCol[e]];
-            if (!isFloat)
-              next.push_back(arith::AddIOp::create(b, l, acc[e], arith::MulIOp::create(b, l, x, y)));
-            else if (lw.portable)
-              next.push_back(arith::AddFOp::create(b, l, acc[e], arith::MulFOp::create(b, l, x, y)));
-            else
-              next.push_back(math::FmaOp::create(b, l, x, y, acc[e]));
+        r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, unroll), adaptor.getAcc(),
+        [&](OpBuilder &b, Location l, Value k0, ValueRange carried) {
+          SmallVector<Value> acc(carried.begin(), carried.end());
+          for (int64_t u = 0; u < unroll; ++u) {
+            Value k = u ? Value(arith::AddIOp::create(b, l, k0, lw.i32(b, l, u))) : k0;
+            SmallVector<Value> av, bv;
+            Value kA = transposedA ? Value(arith::MulIOp::create(b, l, k, lw.i32(b, l, ldT))) : k;
+            Value kN = arith::MulIOp::create(b, l, k, lw.i32(b, l, N));
+            for (Value s : rowStart)
+              av.push_back(lw.loadShared(b, l, sa, arith::AddIOp::create(b, l, s, kA), accElem));
+            for (Value s : colStart)
+              bv.push_back(lw.loadShared(b, l, sb, arith::AddIOp::create(b, l, kN, s), accElem));
+            for (int64_t e = 0; e < n; ++e) {
+              Value x = av[elemRow[e]], y = bv[elemCol[e]];
+              if (!isFloat)
+                acc[e] = arith::AddIOp::create(b, l, acc[e], arith::MulIOp::create(b, l, x, y));
+              else if (lw.portable)
+                acc[e] = arith::AddFOp::create(b, l, acc[e], arith::MulFOp::create(b, l, x, y));
+              else
+                acc[e] = math::FmaOp::create(b, l, x, y, acc[e]);
+            }
           }
-          scf::YieldOp::create(b, l, next);
+          scf::YieldOp::create(b, l, acc);
         });
     r.replaceOpWithMultiple(op, {ValueRange(loop.getResults())});
     return success();

@@ -40,8 +40,8 @@ struct TileLowering {
   /// accumulators of fast-mode dots the target runs on its matrix units, so that the loop around
   /// a dot keeps them in registers where the units want them. Every tile of such a shape in the
   /// kernel uses it (one layout per shape keeps element-wise ops between them local). The value
-  /// is the number of subgroup columns of its grid (mmaWarpCols; 1 where the tile is reduced,
-  /// or its dot runs on cooperative matrices, which want the subgroups down the rows).
+  /// is the number of subgroup columns of its grid (mmaWarpCols; 1 in a kernel that reduces a
+  /// tile, or where the dot runs on cooperative matrices, which want the subgroups down the rows).
   std::map<std::vector<int64_t>, int64_t> mmaShapes;
 
   /// How a fast dot on matrix units gets its operands into shared memory (planDotStaging,

@@ -69,10 +69,11 @@ func.func @scale(%x: !tile.ptr<f32>, %n: i32, %s: f32) attributes {tile.kernel, 
 // thread's scalars; the dot stages both operands in shared memory, then runs its own k loop of
 // fused multiply-adds (fast mode). Both operands are defined outside the loop, so they are
 // staged once, before it, between barriers, and the loop has no barrier
-// (dot-invariant-operand.mlir has a loop that stages one operand).
+// (dot-invariant-operand.mlir has a loop that stages one operand). A is staged transposed, in
+// 16 rows of 16 + 4 floats, B as it is: 2304 bytes.
 
 // SPIRV-LABEL: gpu.func @mm
-// SPIRV-SAME: tessera.shared_bytes = 2048 : i32
+// SPIRV-SAME: tessera.shared_bytes = 2304 : i32
 // SPIRV: gpu.barrier
 // SPIRV: memref.store
 // SPIRV: gpu.barrier

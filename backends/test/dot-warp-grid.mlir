@@ -50,7 +50,8 @@ func.func @grid(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>)
 // -----
 
 // The same dot whose result is reduced along its rows keeps the subgroups down the rows (the
-// reduction's shuffles follow the plain split): one fragment of A and four of B per k step.
+// reduction's shuffles follow the plain split, and row statistics meet the accumulators of a
+// kernel that reduces row by row): one fragment of A and four of B per k step.
 
 // CHECK-LABEL: gpu.func @reduced
 // CHECK: scf.for
