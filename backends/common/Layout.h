@@ -38,6 +38,11 @@ struct BlockedLayout {
   /// along a dimension whose lanes do not fill the subgroup needs it (mmaAccumulatorLayout).
   llvm::SmallVector<int64_t, 4> warpsPer;
   int64_t laneCount = 0;
+  /// Threads that hold the same elements side by side (no grid): thread tid takes the place of
+  /// tid / replicaLanes above, so each group of replicaLanes neighbours holds one thread's
+  /// elements, and only the first of them owns them. A row statistic of the matrix-unit
+  /// accumulator takes this slice of its layout (mmaRowSliceLayout): the 4 lanes of a row hold it.
+  int64_t replicaLanes = 1;
 
   /// `vecOverride` and `lastThreadsOverride` (0: chosen as above) fix the run length and the
   /// threads along the last dimension: the matrix-unit accumulator layout (TileLowering).
@@ -74,7 +79,7 @@ struct BlockedLayout {
       o *= t;
     return o;
   }
-  bool hasReplicas() const { return owners() < threads; }
+  bool hasReplicas() const { return owners() * replicaLanes < threads || replicaLanes > 1; }
   int64_t perThread() const {
     int64_t n = vec;
     for (int64_t r : reps)
@@ -106,7 +111,7 @@ struct BlockedLayout {
   }
   int64_t threadIndex(int64_t tid, int64_t k) const {
     if (!hasWarpGrid())
-      return (tid / threadStride(k)) % threadsPer[k];
+      return (tid / replicaLanes / threadStride(k)) % threadsPer[k];
     const int64_t lane = tid % laneCount, warp = tid / laneCount;
     return (lane / laneStride(k)) % lanesPer(k) + lanesPer(k) * ((warp / warpStride(k)) % warpsPer[k]);
   }
@@ -147,6 +152,22 @@ inline BlockedLayout mmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t
     l.laneCount = 32;
     l.warpsPer = {threads / 32 / warpCols, warpCols};
   }
+  return l;
+}
+/// The layout of a row statistic of an M x N accumulator in mmaAccumulatorLayout without a grid
+/// (shape {M}, or {M, 1}): the 4 lanes that hold a row of the accumulator all hold its value, at
+/// the accumulator's row repetitions, so a reduction along the rows ends in registers and its
+/// result meets the accumulator again (expand_dims, broadcast) without moving.
+inline BlockedLayout mmaRowSliceLayout(llvm::ArrayRef<int64_t> shape, int64_t threads) {
+  const int64_t rows = threads / 4;
+  BlockedLayout l;
+  l.shape.assign(shape.begin(), shape.end());
+  l.threads = threads;
+  l.replicaLanes = 4;
+  l.threadsPer.assign(shape.size(), 1);
+  l.reps.assign(shape.size(), 1);
+  l.threadsPer[0] = rows;
+  l.reps[0] = shape[0] / rows;
   return l;
 }
 /// Can an M x N accumulator over `threads` threads (32-lane subgroups) take that layout?

@@ -37,7 +37,7 @@ Value TileLowering::threadOffset(OpBuilder &b, Location loc, const BlockedLayout
     return i32(b, loc, 0);
   Value t;
   if (!l.hasWarpGrid()) {
-    t = digit(b, loc, *this, threadId, l.threadStride(k), l.threadsPer[k], threads);
+    t = digit(b, loc, *this, threadId, l.replicaLanes * l.threadStride(k), l.threadsPer[k], threads);
   } else { // lane[k] + lanesPer(k) * warp[k]
     if (l.lanesPer(k) > 1)
       t = digit(b, loc, *this, threadId, l.laneStride(k), l.lanesPer(k), threads);
@@ -75,7 +75,15 @@ Value TileLowering::threadLinear(OpBuilder &b, Location loc, const BlockedLayout
 Value TileLowering::ownerPredicate(OpBuilder &b, Location loc, const BlockedLayout &l) const {
   if (!l.hasReplicas())
     return {};
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, threadId, i32(b, loc, l.owners()));
+  Value owner;
+  if (l.replicaLanes > 1) // the first of each group of neighbours
+    owner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                  arith::AndIOp::create(b, loc, threadId, i32(b, loc, l.replicaLanes - 1)), i32(b, loc, 0));
+  if (l.owners() * l.replicaLanes < threads) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, threadId, i32(b, loc, l.owners() * l.replicaLanes));
+    owner = owner ? Value(arith::AndIOp::create(b, loc, owner, first)) : first;
+  }
+  return owner;
 }
 
 /// Shared memory holds 32-bit (or 64-bit) words: narrower types are widened on the way in,

@@ -145,7 +145,7 @@ struct ReduceLowering final : OpConversionPattern<tile::ReduceOp> {
     }
 
     // 2. Across the lanes of a subgroup that hold other coordinates along the axis.
-    int64_t sg = lowering.target.subgroupSize(), stride = L.threadStride(axis), along = L.threadsPer[axis];
+    int64_t sg = lowering.target.subgroupSize(), stride = L.replicaLanes * L.threadStride(axis), along = L.threadsPer[axis];
     int64_t inWarp = 1;
     while (inWarp < along && stride * inWarp < sg)
       inWarp *= 2;
@@ -170,6 +170,51 @@ struct ReduceLowering final : OpConversionPattern<tile::ReduceOp> {
       }
       r.replaceOp(op, comb.isArg() ? partials[0].index : partials[0].value);
       return success();
+    }
+
+    // 2b. When the subgroup held the whole axis, every lane has its rows' results: if the result's
+    //     layout puts each of its elements in a thread that has it (a row slice of the source,
+    //     mmaRowSliceLayout), they stay in registers.
+    if (!resultShape.empty() && groupsAcross == 1) {
+      BlockedLayout R = lowering.layoutOf(RankedTensorType::get(resultShape, elem));
+      // Partials of each result coordinate, in order (canonical: one per repetition).
+      std::map<SmallVector<int64_t, 4>, SmallVector<size_t>> byKey;
+      for (size_t i = 0; i < keys.size(); ++i)
+        byKey[keys[i]].push_back(i);
+      auto keyOf = [&](int64_t tid, int64_t e) { // the source's static coordinates of result element e
+        SmallVector<int64_t, 4> key;
+        for (int64_t k = 0, j = 0; k < rank; ++k)
+          if (k != axis) {
+            const int64_t own = L.threadIndex(tid, k) * L.size(k);
+            key.push_back(R.coord(tid, e, j++) - own);
+          }
+        return key;
+      };
+      bool local = true;
+      SmallVector<SmallVector<int64_t, 4>> want;
+      for (int64_t e = 0; e < R.perThread() && local; ++e) {
+        want.push_back(keyOf(0, e));
+        local = byKey.count(want.back()) > 0;
+      }
+      for (int64_t tid = 1; tid < lowering.threads && local; ++tid)
+        for (int64_t e = 0; e < R.perThread() && local; ++e)
+          local = keyOf(tid, e) == want[e];
+      if (local) {
+        SmallVector<Value> out;
+        for (const SmallVector<int64_t, 4> &key : want) {
+          const SmallVector<size_t> &at = byKey[key];
+          if (canonical) {
+            SmallVector<Value> perRep;
+            for (size_t i : at)
+              perRep.push_back(partials[i].value);
+            out.push_back(pairwise(perRep));
+          } else {
+            out.push_back(comb.isArg() ? partials[at[0]].index : partials[at[0]].value);
+          }
+        }
+        r.replaceOpWithMultiple(op, {ValueRange(out)});
+        return success();
+      }
     }
 
     // 3. Through shared memory: slot [result index][group], written by the first lane of each

@@ -9,6 +9,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <map>
+#include <set>
 #include <optional>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct TileLowering {
   /// is the number of subgroup columns of its grid (mmaWarpCols; 1 in a kernel that reduces a
   /// tile, or where the dot runs on cooperative matrices, which want the subgroups down the rows).
   std::map<std::vector<int64_t>, int64_t> mmaShapes;
+  /// Shapes {M} and {M, 1} of the row statistics of such an accumulator (a tile.reduce along its
+  /// rows): they take mmaRowSliceLayout, so the reduction ends in registers and its result meets
+  /// the accumulator again without going through shared memory.
+  std::set<std::vector<int64_t>> rowSliceShapes;
 
   /// How a fast dot on matrix units gets its operands into shared memory (planDotStaging,
   /// before the conversion). An operand loaded for the dot alone is copied straight from its
@@ -59,6 +64,8 @@ struct TileLowering {
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
     if (auto it = mmaShapes.find(shape); it != mmaShapes.end())
       return mmaAccumulatorLayout(type.getShape(), threads, it->second);
+    if (rowSliceShapes.count(shape))
+      return mmaRowSliceLayout(type.getShape(), threads);
     return BlockedLayout::get(type.getShape(), threads, maxVec);
   }
   mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v) const;

@@ -201,6 +201,16 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       if (cols > 0 && fitsMmaAccumulatorLayout(shape, threads, cols))
         lowering.mmaShapes[shape] = cols;
     });
+  // Row statistics of those accumulators (reduced along their rows) take the rows' slice.
+  func.walk([&](tile::ReduceOp op) {
+    auto src = cast<RankedTensorType>(op.getSrc().getType());
+    std::vector<int64_t> shape(src.getShape().begin(), src.getShape().end());
+    auto it = lowering.mmaShapes.find(shape);
+    if (it == lowering.mmaShapes.end() || it->second != 1 || op.getAxis() != 1)
+      return;
+    lowering.rowSliceShapes.insert({shape[0]});
+    lowering.rowSliceShapes.insert({shape[0], 1});
+  });
   planDotStaging(func, lowering);
   TileTypeConverter converter(lowering);
   RewritePatternSet patterns(ctx);

@@ -75,3 +75,27 @@ TEST_CASE("layout.mma subgroup grid loads the fewest fragments") {
   CHECK_FALSE(fitsMmaAccumulatorLayout({64, 64}, 128, 16));
   CHECK_FALSE(fitsMmaAccumulatorLayout({16, 64}, 128, 1)); // 16 rows cannot hold 4 subgroups of 16
 }
+
+TEST_CASE("layout.row slice of the mma accumulator: each row's 4 lanes hold its statistic") {
+  for (int64_t threads : {128, 256}) {
+    const BlockedLayout acc = mmaAccumulatorLayout({128, 64}, threads);
+    const BlockedLayout row = mmaRowSliceLayout({128}, threads), col = mmaRowSliceLayout({128, 1}, threads);
+    INFO(threads, " threads");
+    CHECK(row.hasReplicas());
+    CHECK(row.owners() * row.replicaLanes == threads);
+    for (int64_t tid = 0; tid < threads; ++tid) {
+      // The rows a thread holds of the accumulator are exactly the rows it holds of the slice.
+      std::vector<int64_t> accRows, sliceRows, colRows;
+      for (int64_t e = 0; e < acc.perThread(); ++e)
+        if (acc.coord(tid, e, 1) % 8 == 2 * (tid % 4) && (e % 2) == 0 && acc.coord(tid, e, 1) < 8)
+          accRows.push_back(acc.coord(tid, e, 0));
+      for (int64_t e = 0; e < row.perThread(); ++e) {
+        sliceRows.push_back(row.coord(tid, e, 0));
+        colRows.push_back(col.coord(tid, e, 0));
+        CHECK(col.coord(tid, e, 1) == 0);
+      }
+      CHECK(accRows == sliceRows);
+      CHECK(colRows == sliceRows);
+    }
+  }
+}
