@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# GPU test-machine side of a short dot run (after scripts/stage-gpu.sh here; carry .gpu,
+# .gpu-stage/bin, .gpu-stage/lib and .gpu-stage/pkgs/example): the anchors (PyTorch matmul f16,
+# bf16, f32 without tf32, SDPA), then the matmul and attention examples through CUDA on ragged
+# shapes (checked against float64) and timed at the default and a few other block shapes, f32 on
+# the FMA path, and through Vulkan the f32 and f16 matmul and two ragged attention runs. About two
+# minutes; scripts/gpu-dot.sh is the full sweep.
+set -u
+source "$(dirname "$0")/gpu-setup.sh" gpu-dot-quick.log; S=.gpu-stage
+python3 - <<'PY'
+import torch, triton.testing as tt
+import torch.nn.functional as F
+torch.backends.cuda.matmul.allow_tf32 = False
+for dtype, n in ((torch.float16, 4096), (torch.bfloat16, 4096), (torch.float16, 8192), (torch.float32, 4096)):
+    a = torch.randn(n, n, device="cuda", dtype=dtype); b = torch.randn_like(a)
+    ms = tt.do_bench(lambda: a @ b)
+    print(f"torch {str(dtype).split('.')[1]} {n}^3: {ms:.4f} ms, {2 * n**3 / ms / 1e9:.1f} TFLOP/s")
+q, k, v = (torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
+for causal in (False, True):
+    ms = tt.do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+    print(f"torch SDPA causal={causal}: {ms:.4f} ms, {4*4*32*4096*4096*128*(0.5 if causal else 1.0) / ms / 1e9:.1f} TFLOP/s")
+PY
+m() { TESSERA_BACKEND=$1 timeout 40 $S/bin/05_matmul_aot "${@:2}" --package-dir=$S/pkgs/example 2>&1 | grep -v "matrix units"; }
+fa() { TESSERA_BACKEND=$1 timeout 40 $S/bin/06_flash_attention_aot "${@:2}" --package-dir=$S/pkgs/example 2>&1 | grep -v "matrix units"; }
+m cuda 200 130 300 --dtype=f16 --act=gelu; m cuda 1000 1000 1000 --dtype=bf16 --act=none
+m cuda 130 70 333 --dtype=f32 --act=gelu --portable; m cuda 200 130 300 --dtype=f32 --act=none; m cuda 1000 1000 1000 --dtype=f32 --act=none --config=128x128x16/8
+for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal"; do fa cuda $run; done
+fa cuda 4 32 4096 128 --dtype=f16 --repeat=5; fa cuda 4 32 4096 128 --dtype=f16 --causal --repeat=5
+m cuda 4096 4096 4096 --dtype=f16 --act=none --repeat=10; m cuda 4096 4096 4096 --dtype=bf16 --act=none --repeat=10
+m cuda 8192 8192 8192 --dtype=f16 --act=none --repeat=5
+for c in 64x64x32/4 128x128x64/8 128x128x32/16 256x128x32/16 128x256x32/16 256x128x64/16; do m cuda 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$c; done
+for c in 64x64x32/4 128x128x16/8 128x128x32/8 128x64x32/4; do m cuda 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=$c; done
+m vulkan 200 130 300 --dtype=f32 --act=none; m vulkan 4096 4096 4096 --dtype=f32 --act=none --repeat=10; m vulkan 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=128x128x16/8
+m vulkan 4096 4096 4096 --dtype=f16 --act=none --repeat=10
+fa vulkan 1 2 100 64 --dtype=f16; fa vulkan 2 1 333 128 --dtype=f16 --causal
