@@ -263,8 +263,8 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
 /// iteration's reads, issues the copies for the iteration stages - 1 ahead into the arrays those
 /// reads used, and computes while they are in flight. An operand from registers has one array:
 /// written once before the loop when it does not change in the loop, else in each iteration
-/// after the copies are issued, behind one more barrier. Returns the arrays of A and B and where
-/// this iteration's elements start in them.
+/// after the copies are issued, behind one more barrier; an operand of size 0 is not staged.
+/// Returns the arrays of A and B and where this iteration's elements start in them.
 std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                       tile::DotOp op, std::array<ValueRange, 2> values,
                                                       const tile::LoadOp (&direct)[2], const int64_t (&sizes)[2],
@@ -300,11 +300,14 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
   {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPoint(loop);
-    for (int i = 0; i < 2; ++i)
-      shared[i] = allocArray(r, loc, lw, d.in, (direct[i] ? stages : 1) * sizes[i]);
+    for (int i = 0; i < 2; ++i) // (an operand of size 0 stays in registers: no array)
+      if (sizes[i])
+        shared[i] = allocArray(r, loc, lw, d.in, (direct[i] ? stages : 1) * sizes[i]);
     lw.barrier(r, loc); // readers in an earlier run of the loop (inside an outer loop) are done
     for (int i = 0; i < 2; ++i)
-      if (!direct[i] && invariantLoop(op, operands[i]))
+      if (!sizes[i])
+        continue;
+      else if (!direct[i] && invariantLoop(op, operands[i]))
         writeRegisters(i);
       else
         inLoop[i] = !direct[i];
@@ -360,7 +363,6 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
   // ldb elements).
   const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, pad = 16 / inBytes, lda = K + pad;
   const int64_t bRows = transB ? N : K, ldb = (transB ? K : N) + pad;
-  const int64_t sizes[2] = {M * lda, bRows * ldb};
   // Operands copied from their buffers (directLoad), in `stages` arrays each when pipelined: the
   // most stages of 3 and 2 that fit, else one.
   auto it = lw.dotStaging.find(op.getOperation());
@@ -368,6 +370,18 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
   if (it != lw.dotStaging.end())
     for (int i = 0; i < 2; ++i)
       direct[i] = dyn_cast_or_null<tile::LoadOp>(it->second.direct[i]);
+  // A in registers in the accumulator layout, with the accumulator's rows (no grid on either:
+  // attention's probabilities): a lane's C-fragment values of A's 16 x 8 blocks (p, 2kk) and
+  // (p, 2kk + 1) are its A fragment of 16 x 16 block (p, kk), so A skips shared memory. Not for
+  // an A that the loop does not change (attention's queries): staged once, it costs no barrier,
+  // and its fragments held across the loop took 40 more registers and 19% of causal attention
+  // (H100, docs/bench.md).
+  const BlockedLayout lcA = lw.layoutOf(cType), la = lw.layoutOf(aType);
+  auto aShape = lw.mmaShapes.find({M, K});
+  const bool aInRegisters = !direct[0] && !invariantLoop(op, op.getA()) && aShape != lw.mmaShapes.end() &&
+                            aShape->second == 1 && !lcA.hasWarpGrid() && la.threadsPer[0] == lcA.threadsPer[0] &&
+                            lw.target.hasMmaPack();
+  const int64_t sizes[2] = {aInRegisters ? 0 : M * lda, bRows * ldb};
   auto bytesWith = [&](int64_t stages) {
     return ((direct[0] ? stages : 1) * sizes[0] + (direct[1] ? stages : 1) * sizes[1]) * inBytes;
   };
@@ -389,10 +403,12 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
         copyToShared(r, loc, lw, direct[i], shared, lw.i32(r, loc, 0), i ? ldb : lda, nullptr);
       };
     };
-    SmallVector<Value> staged = stageTiles(r, loc, lw,
-                                           {{aType, a, {lda, 1}, nullptr, sizes[0], invariantLoop(op, op.getA()), {}, copy(0)},
-                                            {bType, b, {ldb, 1}, nullptr, sizes[1], invariantLoop(op, op.getB()), {}, copy(1)}});
-    sa = staged[0], sb = staged[1];
+    SmallVector<StagedTile> tiles;
+    if (!aInRegisters)
+      tiles.push_back({aType, a, {lda, 1}, nullptr, sizes[0], invariantLoop(op, op.getA()), {}, copy(0)});
+    tiles.push_back({bType, b, {ldb, 1}, nullptr, sizes[1], invariantLoop(op, op.getB()), {}, copy(1)});
+    SmallVector<Value> staged = stageTiles(r, loc, lw, tiles);
+    sa = aInRegisters ? Value() : staged[0], sb = staged.back();
     aStage = bStage = lw.i32(r, loc, 0);
   } else {
     std::tie(sa, sb, aStage, bStage) = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {lda, ldb}, stages);
@@ -411,11 +427,21 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
                         : Value(); // 8 wc
   // Accumulator element of (pair p, column group j, fragment index i) in the thread's order.
   auto element = [&](int64_t p, int64_t j, int64_t i) { return ((2 * p + i / 2) * groups + j) * 2 + i % 2; };
-  auto loop = scf::ForOp::create(
-      r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, unit->k), acc,
-      [&](OpBuilder &x, Location xl, Value k0, ValueRange carried) {
+  // One k step from k0 (kk = k0 / 16 where A is in registers, whose elements are then indexed
+  // statically: those steps are unrolled).
+  auto step = [&](OpBuilder &x, Location xl, Value k0, int64_t kk, ValueRange carried) {
         SmallVector<SmallVector<Value>> aFrags, bFrags;
         for (int64_t p = 0; p < pairs; ++p) {
+          if (aInRegisters) {
+            const int64_t groupsA = la.reps[1];
+            auto at = [&](int64_t j, int64_t i) { return a[((2 * p + i / 2) * groupsA + j) * 2 + i % 2]; };
+            SmallVector<Value> frag;
+            for (int64_t j : {2 * kk, 2 * kk + 1})
+              for (int64_t i : {0, 2})
+                frag.push_back(lw.target.mmaPack(x, xl, at(j, i), at(j, i + 1), in));
+            aFrags.push_back(frag);
+            continue;
+          }
           Value row = arith::AddIOp::create(x, xl, warpRow, lw.i32(x, xl, 2 * p * R));
           Value base = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, lw.i32(x, xl, lda)), k0);
           base = arith::AddIOp::create(x, xl, base, aStage);
@@ -444,8 +470,18 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
             for (int64_t i = 0; i < 4; ++i)
               next[element(p, j, i)] = d[i];
           }
-        scf::YieldOp::create(x, xl, next);
-      });
+        return next;
+  };
+  if (aInRegisters) {
+    SmallVector<Value> carried(acc.begin(), acc.end());
+    for (int64_t kk = 0; kk < K / unit->k; ++kk)
+      carried = step(r, loc, lw.i32(r, loc, kk * unit->k), kk, carried);
+    return carried;
+  }
+  auto loop = scf::ForOp::create(r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, unit->k), acc,
+                                 [&](OpBuilder &x, Location xl, Value k0, ValueRange carried) {
+                                   scf::YieldOp::create(x, xl, step(x, xl, k0, 0, carried));
+                                 });
   return SmallVector<Value>(loop.getResults());
 }
 
@@ -638,8 +674,8 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // ldT = M + 4 keep those runs 16-byte aligned. Otherwise a is staged row-major.
     const int64_t T = lc.threadsPer[0], reps = lc.reps[0], ldT = M + 4;
     const bool transposedA = !lc.hasWarpGrid() && lc.size(0) == 1 && reps >= 2;
+    const BlockedLayout la = lw.layoutOf(aType);
     auto permutedT = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
-      const BlockedLayout la = lw.layoutOf(aType);
       auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
       Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
       Value at = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, row, c(T)), c(reps)),

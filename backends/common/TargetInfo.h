@@ -102,6 +102,10 @@ public:
   virtual llvm::SmallVector<mlir::Value> mmaLoadB(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared,
                                                   mlir::Value bBase, int64_t ldb, int64_t groups, int64_t groupStep,
                                                   bool transposed, mlir::Value lane, mlir::Type in) const;
+  /// One 32-bit word of an A fragment from two values of `in` (lo in the low half), for an A
+  /// that is already in registers in the accumulator layout.
+  virtual bool hasMmaPack() const { return false; }
+  virtual mlir::Value mmaPack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo, mlir::Value hi, mlir::Type in) const;
   /// acc + A x B for one step from the fragments; `acc` and the result are the lane's C fragment
   /// (element i at row g + 8 (i / 2), column 2t + i % 2 of the block, lane = 4g + t).
   virtual llvm::SmallVector<mlir::Value> mma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type in,

@@ -41,6 +41,9 @@ SmallVector<Value> TargetInfo::mmaLoadB(OpBuilder &, Location, Value, Value, int
                                         Type) const {
   llvm_unreachable("mmaLoadB on a target without matrix units");
 }
+Value TargetInfo::mmaPack(OpBuilder &, Location, Value, Value, Type) const {
+  llvm_unreachable("mmaPack on a target without matrix units");
+}
 SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange, ValueRange, ValueRange) const {
   llvm_unreachable("mma on a target without matrix units");
 }

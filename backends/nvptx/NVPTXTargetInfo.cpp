@@ -81,6 +81,16 @@ public:
     return loadMatrices(b, loc, shared, arith::AddIOp::create(b, loc, bBase, offset), 2 * groups, !transposed, in);
   }
 
+  bool hasMmaPack() const override { return true; }
+  Value mmaPack(OpBuilder &b, Location loc, Value lo, Value hi, Type in) const override {
+    // The fragment word as ldmatrix gives it: <2 x f16>, or the i32 of <2 x bf16>.
+    auto pair = VectorType::get({2}, in);
+    Value v = LLVM::PoisonOp::create(b, loc, pair);
+    v = LLVM::InsertElementOp::create(b, loc, v, lo, c32(b, loc, 0));
+    v = LLVM::InsertElementOp::create(b, loc, v, hi, c32(b, loc, 1));
+    return in.isF16() ? v : Value(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v));
+  }
+
   SmallVector<Value> mma(OpBuilder &b, Location loc, Type in, ValueRange a, ValueRange bFrag, ValueRange acc) const override {
     MLIRContext *ctx = b.getContext();
     Type accType = acc.front().getType();

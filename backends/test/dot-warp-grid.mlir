@@ -141,3 +141,56 @@ func.func @row_stats(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>)
   tile.store %c[%co], %z : (!tile.ptr<f32>, tensor<64x64xi32>, tensor<64x64xf32>) -> ()
   return
 }
+
+// -----
+
+// The probabilities of attention (an f16 tile in the accumulator layout, made in registers) are
+// the A operand of the next dot: each lane's values of A's 16 x 8 blocks (p, 2kk), (p, 2kk + 1)
+// are its A fragment of block (p, kk), packed two to a word, so A has no shared array (three
+// arrays: the first dot's A and B, and the second's B) and no ldmatrix.
+
+// CHECK: llvm.mlir.global internal @__tessera_shared_2()
+// CHECK-NOT: llvm.mlir.global internal @__tessera_shared_3()
+// CHECK-LABEL: gpu.func @a_in_registers
+// CHECK: gpu.shuffle xor
+// CHECK: %[[LO:.*]] = llvm.insertelement
+// CHECK: %[[W:.*]] = llvm.insertelement %{{.*}}, %[[LO]]
+// CHECK: nvvm.mma.sync A[%[[W]],
+func.func @a_in_registers(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.arange 0, 64 : tensor<64xi32>
+  %k = tile.arange 0, 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %krow = tile.expand_dims %k, 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %kcol = tile.expand_dims %k, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %s16 = arith.constant dense<16> : tensor<64x1xi32>
+  %s64 = arith.constant dense<64> : tensor<16x1xi32>
+  %s64c = arith.constant dense<64> : tensor<64x1xi32>
+  %ar = arith.muli %rows, %s16 : tensor<64x1xi32>
+  %arb = tile.broadcast %ar : tensor<64x1xi32> -> tensor<64x16xi32>
+  %acb = tile.broadcast %kcol : tensor<1x16xi32> -> tensor<64x16xi32>
+  %ao = arith.addi %arb, %acb : tensor<64x16xi32>
+  %br = arith.muli %krow, %s64 : tensor<16x1xi32>
+  %brb = tile.broadcast %br : tensor<16x1xi32> -> tensor<16x64xi32>
+  %bcb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<16x64xi32>
+  %bo = arith.addi %brb, %bcb : tensor<16x64xi32>
+  %cr = arith.muli %rows, %s64c : tensor<64x1xi32>
+  %crb = tile.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %co = arith.addi %crb, %ccb : tensor<64x64xi32>
+  %x = tile.load %a[%ao] : (!tile.ptr<f16>, tensor<64x16xi32>) -> tensor<64x16xf16>
+  %y = tile.load %b[%bo] : (!tile.ptr<f16>, tensor<16x64xi32>) -> tensor<16x64xf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %x, %y, %zero : tensor<64x16xf16>, tensor<16x64xf16> -> tensor<64x64xf32>
+  %m = tile.reduce max %d, 1 : tensor<64x64xf32> -> tensor<64xf32>
+  %me = tile.expand_dims %m, 1 : tensor<64xf32> -> tensor<64x1xf32>
+  %mb = tile.broadcast %me : tensor<64x1xf32> -> tensor<64x64xf32>
+  %z = arith.subf %d, %mb : tensor<64x64xf32>
+  %p = arith.truncf %z : tensor<64x64xf32> to tensor<64x64xf16>
+  %vo = arith.addi %co, %co : tensor<64x64xi32>
+  %v = tile.load %b[%vo] : (!tile.ptr<f16>, tensor<64x64xi32>) -> tensor<64x64xf16>
+  %o = tile.dot %p, %v, %zero : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+  tile.store %c[%co], %o : (!tile.ptr<f32>, tensor<64x64xi32>, tensor<64x64xf32>) -> ()
+  return
+}
