@@ -7,7 +7,8 @@
 // The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
 // Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16|f32] [--act=none|relu|gelu] [--portable] [--repeat=R]
 //                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 128x128x32/8 for
-//                f16/bf16 on the tensor cores through CUDA, else 64x64x32/4)
+//                f16/bf16 on the tensor cores through CUDA, 128x128x16/8 for f32 through Vulkan on a
+//                GPU, else 64x64x32/4)
 //                [--stages=2] (loads of A and B for the next k step issued before this step's dot)
 //                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp).
 // --repeat=R also times R more launches on the device and prints the median TFLOP/s. Past 2^30
@@ -104,12 +105,16 @@ static int fail(const char *what, const tessera::Status &s) {
   return 1;
 }
 
-/// The block shape when --config does not name one: 128 x 128 x 32 with 8 warps for 16-bit inputs
-/// on the tensor cores through CUDA (the fastest measured there, docs/bench.md), else 64 x 64 x 32
-/// with 4 warps, which fits every device's shared memory (lavapipe's 32 KiB on the FMA path too).
+/// The block shape when --config does not name one (the fastest measured, docs/bench.md):
+/// 128 x 128 x 32 with 8 warps for 16-bit inputs on the tensor cores through CUDA, 128 x 128 x 16
+/// with 8 warps for f32 (FMA) through Vulkan on a GPU, else 64 x 64 x 32 with 4 warps, which fits
+/// every device's shared memory (lavapipe's 32 KiB on the FMA path too).
 template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages) {
-  const bool tensorCores = dev.backend() == tessera::Backend::CUDA && dev.backendInfo().computeCapability >= 80;
-  Config c = !portable && !std::is_same_v<T, float> && tensorCores ? Config{128, 128, 32, 8} : Config{};
+  const bool cuda = dev.backend() == tessera::Backend::CUDA;
+  const bool tensorCores = cuda && dev.backendInfo().computeCapability >= 80;
+  Config c;
+  if (!portable && !std::is_same_v<T, float> && tensorCores) c = Config{128, 128, 32, 8};
+  else if (!portable && std::is_same_v<T, float> && !cuda && !dev.info().isCpu) c = Config{128, 128, 16, 8};
   c.stages = stages;
   return c;
 }
