@@ -338,6 +338,12 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
   return {shared[0], shared[1], start(0), start(1)};
 }
 
+/// In mmaAccumulatorLayout, the index among a thread's elements of element i (0..3) of its C
+/// fragment of 16 x 8 block (p, j), the tile having `groups` blocks of 8 columns per subgroup.
+int64_t fragmentElement(int64_t groups, int64_t p, int64_t j, int64_t i) {
+  return ((2 * p + i / 2) * groups + j) * 2 + i % 2;
+}
+
 /// tile.dot on matrix units (fast mode). The accumulator is already in registers in the units'
 /// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
 /// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup (wr, wc) on
@@ -426,15 +432,14 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
                                                       lw.i32(r, loc, 8)))
                         : Value(); // 8 wc
   // Accumulator element of (pair p, column group j, fragment index i) in the thread's order.
-  auto element = [&](int64_t p, int64_t j, int64_t i) { return ((2 * p + i / 2) * groups + j) * 2 + i % 2; };
+  auto element = [&](int64_t p, int64_t j, int64_t i) { return fragmentElement(groups, p, j, i); };
   // One k step from k0 (kk = k0 / 16 where A is in registers, whose elements are then indexed
   // statically: those steps are unrolled).
   auto step = [&](OpBuilder &x, Location xl, Value k0, int64_t kk, ValueRange carried) {
         SmallVector<SmallVector<Value>> aFrags, bFrags;
         for (int64_t p = 0; p < pairs; ++p) {
           if (aInRegisters) {
-            const int64_t groupsA = la.reps[1];
-            auto at = [&](int64_t j, int64_t i) { return a[((2 * p + i / 2) * groupsA + j) * 2 + i % 2]; };
+            auto at = [&](int64_t j, int64_t i) { return a[fragmentElement(la.reps[1], p, j, i)]; };
             SmallVector<Value> frag;
             for (int64_t j : {2 * kk, 2 * kk + 1})
               for (int64_t i : {0, 2})
@@ -539,7 +544,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   auto cidx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(r, loc, v); };
   const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], blockCols = groups / 2;
   // Accumulator element of (pair p, column group j, fragment index i) in the thread's order.
-  auto element = [&](int64_t p, int64_t j, int64_t i) { return ((2 * p + i / 2) * groups + j) * 2 + i % 2; };
+  auto element = [&](int64_t p, int64_t j, int64_t i) { return fragmentElement(groups, p, j, i); };
   // Element i of a lane's share of a 16 x 16 block (p, jj): fragment 2 (i / 4) + i % 2 (row half
   // i / 4) of column group 2jj + (i / 2) % 2.
   auto laneElement = [&](int64_t p, int64_t jj, int64_t i) {
