@@ -382,10 +382,10 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
   // an A that the loop does not change (attention's queries): staged once, it costs no barrier,
   // and its fragments held across the loop took 40 more registers and 19% of causal attention
   // (H100, docs/bench.md).
-  const BlockedLayout lcA = lw.layoutOf(cType), la = lw.layoutOf(aType);
+  const BlockedLayout lc = lw.layoutOf(cType), la = lw.layoutOf(aType);
   auto aShape = lw.mmaShapes.find({M, K});
   const bool aInRegisters = !direct[0] && !invariantLoop(op, op.getA()) && aShape != lw.mmaShapes.end() &&
-                            aShape->second == 1 && !lcA.hasWarpGrid() && la.threadsPer[0] == lcA.threadsPer[0] &&
+                            aShape->second == 1 && !lc.hasWarpGrid() && la.threadsPer[0] == lc.threadsPer[0] &&
                             lw.target.hasMmaPack();
   const int64_t sizes[2] = {aInRegisters ? 0 : M * lda, bRows * ldb};
   auto bytesWith = [&](int64_t stages) {
@@ -419,8 +419,6 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
   } else {
     std::tie(sa, sb, aStage, bStage) = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {lda, ldb}, stages);
   }
-  BlockedLayout lc = lw.layoutOf(cType);
-
   // Subgroup (wr, wc) of the grid: its rows start at 8 wr, its column group j at 8 (C j + wc).
   const int64_t R = lc.threadsPer[0], pairs = lc.reps[0] / 2, groups = lc.reps[1];
   const int64_t C = lc.hasWarpGrid() ? lc.warpsPer[1] : 1;

@@ -13,7 +13,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 
-
 namespace tessera::backend {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
 #include "common/Passes.h.inc"
@@ -184,8 +183,10 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   // the plain split of the threads, and the row statistics it makes (attention's running max
   // and sum) meet the other accumulators row by row, in registers only where their rows lie
   // alike (a grid there cost attention 12% on the H100, through shared memory every step).
-  bool reduces = false;
-  func.walk([&](tile::ReduceOp op) { reduces |= cast<RankedTensorType>(op.getSrc().getType()).getRank() >= 2; });
+  SmallVector<tile::ReduceOp> reductions;
+  func.walk([&](tile::ReduceOp op) { reductions.push_back(op); });
+  const bool reduces = llvm::any_of(
+      reductions, [](tile::ReduceOp op) { return cast<RankedTensorType>(op.getSrc().getType()).getRank() >= 2; });
   if (!lowering.portable)
     func.walk([&](tile::DotOp dot) {
       auto a = cast<RankedTensorType>(dot.getA().getType());
@@ -205,15 +206,15 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
         lowering.mmaShapes[shape] = cols;
     });
   // Row statistics of those accumulators (reduced along their rows) take the rows' slice.
-  func.walk([&](tile::ReduceOp op) {
+  for (tile::ReduceOp op : reductions) {
     auto src = cast<RankedTensorType>(op.getSrc().getType());
     std::vector<int64_t> shape(src.getShape().begin(), src.getShape().end());
     auto it = lowering.mmaShapes.find(shape);
     if (it == lowering.mmaShapes.end() || it->second != 1 || op.getAxis() != 1)
-      return;
+      continue;
     lowering.rowSliceShapes.insert({shape[0]});
     lowering.rowSliceShapes.insert({shape[0], 1});
-  });
+  }
   planDotStaging(func, lowering);
   TileTypeConverter converter(lowering);
   RewritePatternSet patterns(ctx);
