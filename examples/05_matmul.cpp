@@ -10,7 +10,9 @@
 //                f16/bf16 on the tensor cores through CUDA, 128x128x16/8 for f32 through Vulkan on a
 //                GPU, else 64x64x32/4)
 //                [--stages=2] (loads of A and B for the next k step issued before this step's dot)
-//                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp).
+//                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp)
+//                [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for these PTX
+//                chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup matrix units).
 // --repeat=R also times R more launches on the device and prints the median TFLOP/s. Past 2^30
 // multiply-adds only 64 random rows of C are checked against float64 (the host is slow).
 #include "tessera/runtime/Runtime.hpp"
@@ -119,6 +121,10 @@ template <class T> Config defaultConfig(const tessera::Device &dev, bool portabl
   return c;
 }
 
+/// The PTX chips a written package holds (--ptx-chips): sm_90a's code (the warpgroup matrix units,
+/// wgmma) is what an sm_90 device loads; sm_90 serves the others.
+static std::vector<std::string> ptxChips{"sm_90", "sm_90a"};
+
 template <class T> int run(int M, int N, int K, Act act, bool portable, int repeat, Config cfg, bool explicitConfig,
                            bool tune, const std::string &packageDir, const std::string &writeDir) {
   const std::string dtype = dtypeName<T>();
@@ -132,7 +138,8 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   auto kernel = traceMatmul<T>(act, portable, cfg);
   if (!kernel) return fail("trace", kernel.status());
   if (!writeDir.empty()) {
-    std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
+    std::vector<tessera::TargetDesc> targets{tessera::spirvTarget(8), tessera::spirvTarget(32)};
+    for (const std::string &chip : ptxChips) targets.push_back(tessera::nvptxTarget(chip));
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
     else if (!std::is_same_v<T, float>) // cooperative matrices (16-bit inputs) where the device passes their self-test;
       // in registers where it found mma.sync's lanes
@@ -290,6 +297,14 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--package-dir=", 14)) packageDir = argv[i] + 14;
     else if (!std::strncmp(argv[i], "--write-package=", 16)) writeDir = argv[i] + 16;
+    else if (!std::strncmp(argv[i], "--ptx-chips=", 12)) {
+      ptxChips.clear();
+      for (const char *c = argv[i] + 12; *c;) {
+        const char *end = std::strchr(c, ',');
+        ptxChips.emplace_back(c, end ? size_t(end - c) : std::strlen(c));
+        c = end ? end + 1 : c + std::strlen(c);
+      }
+    }
     else if (!std::strncmp(argv[i], "--dtype=", 8)) dtype = argv[i] + 8;
     else if (!std::strcmp(argv[i], "--act=none")) act = Act::None;
     else if (!std::strcmp(argv[i], "--act=relu")) act = Act::Relu;

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # GPU test-machine side of a short dot run (after scripts/stage-gpu.sh here; carry .gpu,
-# .gpu-stage/bin, .gpu-stage/lib and .gpu-stage/pkgs/example): the anchors (PyTorch matmul f16,
+# .gpu-stage/bin, .gpu-stage/lib, .gpu-stage/pkgs/example and .gpu-stage/pkgs/example-sm90): the anchors (PyTorch matmul f16,
 # bf16, f32 without tf32, SDPA), then the matmul and attention examples through CUDA on ragged
 # shapes (checked against float64) and timed at the default and a few other block shapes, f32 on
-# the FMA path, and through Vulkan the f32 and f16 matmul and two ragged attention runs. About two
-# minutes; scripts/gpu-dot.sh is the full sweep.
+# the FMA path, and through Vulkan the f32 and f16 matmul and two ragged attention runs. On an
+# sm_90 device the 16-bit matmuls run sm_90a code (the warpgroup units, wgmma), compared with the
+# sm_90 code (mma.sync) of pkgs/example-sm90. About three minutes; scripts/gpu-dot.sh is the full
+# sweep.
 set -u
 source "$(dirname "$0")/gpu-setup.sh" gpu-dot-quick.log; S=.gpu-stage
 python3 - <<'PY'
@@ -26,9 +28,16 @@ m cuda 200 130 300 --dtype=f16 --act=gelu; m cuda 1000 1000 1000 --dtype=bf16 --
 m cuda 130 70 333 --dtype=f32 --act=gelu --portable; m cuda 200 130 300 --dtype=f32 --act=none; m cuda 1000 1000 1000 --dtype=f32 --act=none --config=128x128x16/8
 for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal"; do fa cuda $run; done
 fa cuda 4 32 4096 128 --dtype=f16 --repeat=5; fa cuda 4 32 4096 128 --dtype=f16 --causal --repeat=5
+# The warpgroup units (sm_90a code, on an sm_90 device): ragged shapes at each block shape first,
+# then the timings, against mma.sync at the default shape (pkgs/example-sm90: sm_90 code only).
+for c in 128x256x64/8 256x128x64/8 128x128x64/4 64x256x64/4; do
+  m cuda 333 517 200 --dtype=f16 --act=gelu --config=$c; m cuda 1000 1000 1000 --dtype=bf16 --act=none --config=$c
+done
+TESSERA_BACKEND=cuda timeout 40 $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --package-dir=$S/pkgs/example-sm90
 m cuda 4096 4096 4096 --dtype=f16 --act=none --repeat=10; m cuda 4096 4096 4096 --dtype=bf16 --act=none --repeat=10
-m cuda 8192 8192 8192 --dtype=f16 --act=none --repeat=5
-for c in 64x64x32/4 128x128x64/8 128x128x32/16 256x128x32/16 128x256x32/16 256x128x64/16; do m cuda 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$c; done
+for c in 128x256x64/8 256x128x64/8 128x256x32/8 128x128x64/8 128x128x64/4 64x256x64/4; do m cuda 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$c; done
+m cuda 4096 4096 4096 --dtype=bf16 --act=none --repeat=10 --config=128x256x64/8
+m cuda 8192 8192 8192 --dtype=f16 --act=none --repeat=5; m cuda 8192 8192 8192 --dtype=f16 --act=none --repeat=5 --config=128x256x64/8
 for c in 64x64x32/4 128x128x16/8 128x128x32/8 128x64x32/4; do m cuda 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=$c; done
 m vulkan 200 130 300 --dtype=f32 --act=none; m vulkan 4096 4096 4096 --dtype=f32 --act=none --repeat=10; m vulkan 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=128x128x16/8
 m vulkan 4096 4096 4096 --dtype=f16 --act=none --repeat=10

@@ -45,6 +45,18 @@ for config in 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4 128x128
     >/dev/null 2>&1 || true
   test -f .gpu-stage/pkgs/example/matmul_f16_none_fast_${config/\//w}.tspkg
 done
+# Hopper's warpgroup units (sm_90a code, which an sm_90 device takes): wider blocks, and the
+# default shape's package without sm_90a in pkgs/example-sm90 (mma.sync: the baseline of a run).
+for config in 128x256x64/8 256x128x64/8 128x128x64/4 64x256x64/4; do
+  for run in "--dtype=f16 --act=none" "--dtype=f16 --act=gelu" "--dtype=bf16 --act=none"; do
+    build/bin/05_matmul 16 16 16 $run --config=$config --write-package=.gpu-stage/pkgs/example >/dev/null 2>&1 || true
+  done
+done
+test "$(ls .gpu-stage/pkgs/example/matmul_*_fast_{128x256x64w8,256x128x64w8,128x128x64w4,64x256x64w4}.tspkg | wc -l)" -eq 12
+mkdir -p .gpu-stage/pkgs/example-sm90
+build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=128x128x32/8 --ptx-chips=sm_90 \
+  --write-package=.gpu-stage/pkgs/example-sm90/ >/dev/null 2>&1 || true
+test -f .gpu-stage/pkgs/example-sm90/matmul_f16_none_fast_128x128x32w8.tspkg
 # The same with the loads of the next k step issued before this step's dot (--stages=2).
 for config in 64x64x32/4 128x64x32/4; do
   build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=$config --stages=2 \

@@ -123,17 +123,24 @@ struct StagedTile {
 };
 
 /// A shared-memory array of `count` elements of `elem`, as they are (16-bit elements too),
-/// counted in the kernel's shared bytes.
-Value allocArray(OpBuilder &r, Location loc, const TileLowering &lw, Type elem, int64_t count) {
-  lw.sharedBytes += count * (elem.getIntOrFloatBitWidth() / 8);
-  return lw.target.allocShared(r, loc, cast<gpu::GPUFuncOp>(lw.kernel), elem, count);
+/// aligned to `align` bytes, counted in the kernel's shared bytes (with its alignment's padding).
+Value allocArray(OpBuilder &r, Location loc, const TileLowering &lw, Type elem, int64_t count, int64_t align = 16) {
+  lw.sharedBytes = (lw.sharedBytes + align - 1) / align * align + count * (elem.getIntOrFloatBitWidth() / 8);
+  return lw.target.allocShared(r, loc, cast<gpu::GPUFuncOp>(lw.kernel), elem, count, align);
 }
+
+/// Where a staged operand's element (row, col) goes in its array, for layouts other than rows
+/// of `ld` elements (the warpgroup units' swizzled rows).
+using Placement = std::function<Value(OpBuilder &, Location, Value row, Value col)>;
 
 /// Stages tiles in shared-memory arrays of their own element type, or `storeAs` (the target's
 /// own allocations, counted in the kernel's shared bytes), between two barriers, the first
 /// keeping the writes of a dot in a loop from overtaking the reads of the previous iteration.
 /// Returns the arrays; the caller has checked that they fit.
-SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw, ArrayRef<StagedTile> tiles) {
+/// With `asyncReaders` the readers are the target's asynchronous units (wgmma): each thread
+/// fences its writes for them before the last barrier.
+SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw, ArrayRef<StagedTile> tiles,
+                              bool asyncReaders = false, int64_t align = 16) {
   auto elemOf = [](const StagedTile &t) { return t.storeAs ? t.storeAs : t.type.getElementType(); };
   SmallVector<Value> buffers;
   for (const StagedTile &t : tiles) {
@@ -141,7 +148,7 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
     OpBuilder::InsertionGuard guard(r);
     if (t.before) // the buffer's handle must dominate the writes before the loop
       r.setInsertionPoint(t.before);
-    buffers.push_back(allocArray(r, loc, lw, elemOf(t), count));
+    buffers.push_back(allocArray(r, loc, lw, elemOf(t), count, align));
   }
   auto write = [&](const StagedTile &t, Value buf, OpBuilder &w, Location wl) {
     const BlockedLayout l = lw.layoutOf(t.type);
@@ -177,6 +184,8 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
     lw.target.asyncCommit(r, loc);
     lw.target.asyncWait(r, loc, 0);
   }
+  if (asyncReaders)
+    lw.target.wgmmaSharedFence(r, loc);
   lw.barrier(r, loc);
   return buffers;
 }
@@ -218,9 +227,10 @@ tile::LoadOp directLoad(tile::DotOp dot, Value operand, const std::function<bool
 /// element (i, j) at index stage + i * ld + j. Each 16-byte run that is whole at run time
 /// (wholeRunCondition) is one asynchronous copy; the others go element by element, a masked-off
 /// element taking `other` (or zero). The load's offsets, mask and other are recomputed in a
-/// layout of 16-byte runs, a splat's scalar s taking the value scalar(s).
+/// layout of 16-byte runs, a splat's scalar s taking the value scalar(s). With `place`, element
+/// (i, j) goes to stage + place(i, j) instead (each 16-byte run kept whole).
 void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering &lw, tile::LoadOp load, Value shared,
-                  Value stage, int64_t ld, const std::function<Value(Value)> &scalar) {
+                  Value stage, int64_t ld, const std::function<Value(Value)> &scalar, const Placement &place = nullptr) {
   auto type = cast<RankedTensorType>(load.getType());
   Type elem = type.getElementType();
   const int64_t vec = 16 / (elem.getIntOrFloatBitWidth() / 8);
@@ -240,6 +250,12 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
   Value zero = !mask.empty() && other.empty() ? Value(arith::ConstantOp::create(r, loc, r.getZeroAttr(elem))) : Value();
   Value base = arith::AddIOp::create(r, loc, stage, lw.threadLinear(r, loc, l, {ld, 1}));
   auto at = [&](int64_t e) -> Value {
+    if (place) {
+      const int64_t v = e % vec;
+      Value run = arith::AddIOp::create(
+          r, loc, stage, place(r, loc, lw.elementCoord(r, loc, l, e - v, 0), lw.elementCoord(r, loc, l, e - v, 1)));
+      return v ? Value(arith::AddIOp::create(r, loc, run, lw.i32(r, loc, v))) : run;
+    }
     const int64_t offset = l.staticCoord(e, 0) * ld + l.staticCoord(e, 1);
     return offset ? Value(arith::AddIOp::create(r, loc, base, lw.i32(r, loc, offset))) : base;
   };
@@ -265,10 +281,13 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
 /// written once before the loop when it does not change in the loop, else in each iteration
 /// after the copies are issued, behind one more barrier; an operand of size 0 is not staged.
 /// Returns the arrays of A and B and where this iteration's elements start in them.
+/// With `place` (both operands direct), the copies go where it puts them, the arrays are aligned
+/// to `align` bytes, and each thread fences its landed copies for the asynchronous units.
 std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                       tile::DotOp op, std::array<ValueRange, 2> values,
                                                       const tile::LoadOp (&direct)[2], const int64_t (&sizes)[2],
-                                                      std::array<int64_t, 2> ld, int64_t stages) {
+                                                      std::array<int64_t, 2> ld, int64_t stages,
+                                                      const Placement (&place)[2] = {nullptr, nullptr}, int64_t align = 16) {
   auto loop = cast<scf::ForOp>(op->getParentOp());
   const DotShape d(op);
   const RankedTensorType types[2] = {d.aType, d.bType};
@@ -292,7 +311,7 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
       for (int i = 0; i < 2; ++i)
         if (direct[i])
           copyToShared(r, loc, lw, direct[i], shared[i], arith::MulIOp::create(r, loc, stage, lw.i32(r, loc, sizes[i])),
-                       ld[i], at);
+                       ld[i], at, place[i]);
     }
     lw.target.asyncCommit(r, loc);
   };
@@ -302,7 +321,7 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
     r.setInsertionPoint(loop);
     for (int i = 0; i < 2; ++i) // (an operand of size 0 stays in registers: no array)
       if (sizes[i])
-        shared[i] = allocArray(r, loc, lw, d.in, (direct[i] ? stages : 1) * sizes[i]);
+        shared[i] = allocArray(r, loc, lw, d.in, (direct[i] ? stages : 1) * sizes[i], align);
     lw.barrier(r, loc); // readers in an earlier run of the loop (inside an outer loop) are done
     for (int i = 0; i < 2; ++i)
       if (!sizes[i])
@@ -320,6 +339,8 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
     lw.target.asyncWait(r, loc, 0); // nothing stays in flight past the loop
   }
   lw.target.asyncWait(r, loc, stages - 2);
+  if (place[0])
+    lw.target.wgmmaSharedFence(r, loc);
   lw.barrier(r, loc);
   Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, iv, lb), step); // this iteration's number
   Value ahead = lw.i32(r, loc, stages - 1);
@@ -337,6 +358,62 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
   };
   return {shared[0], shared[1], start(0), start(1)};
 }
+
+/// Stages of each dot in a loop with several (attention's scores and values).
+constexpr int64_t kMultiDotStages = 2;
+
+/// How a fast dot's operands can come into shared memory (TileLowering::DotStaging): operands
+/// loaded for it alone straight from their buffers, pipelined when the dot is in a loop that
+/// writes no memory and the operands come from offsets of its induction variable and values
+/// from outside it: up to 3 stages for the only dot of the loop. With several
+/// (kMultiDotStages), each waits for all its thread's copies (wait_group 0 with 2 stages), those
+/// of the other dots too, which keeps the count of groups in flight simple. Nothing when no
+/// operand can be copied.
+std::optional<TileLowering::DotStaging> stagingPlan(tile::DotOp dot) {
+  auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+  int dots = 0;
+  if (loop && !writesMemory(loop))
+    loop->walk([&](tile::DotOp) { ++dots; });
+  std::function<bool(Value)> outside = nullptr;
+  if (dots > 0)
+    outside = [loop](Value v) mutable {
+      return v == loop.getInductionVar() || !loop->isAncestor(v.getParentRegion()->getParentOp());
+    };
+  TileLowering::DotStaging plan;
+  plan.direct[0] = directLoad(dot, dot.getA(), outside).getOperation();
+  plan.direct[1] = directLoad(dot, dot.getB(), outside).getOperation();
+  plan.maxStages = dots == 0 ? 1 : dots == 1 ? 3 : kMultiDotStages;
+  if (!plan.direct[0] && !plan.direct[1])
+    return std::nullopt;
+  return plan;
+}
+
+/// The columns of a row of an operand staged for the warpgroup units: rows of 128 bytes (64
+/// 16-bit elements) where the operand is that wide, else of its width (32 or 16 elements).
+int64_t swizzleWidth(int64_t cols) { return std::min<int64_t>(64, cols); }
+
+} // namespace
+
+bool runsOnWarpgroupUnits(Operation *op, const TileLowering &lw) {
+  auto dot = dyn_cast<tile::DotOp>(op);
+  if (!dot)
+    return false;
+  const DotShape d(dot);
+  std::optional<TargetInfo::WgmmaShape> unit = lw.target.wgmmaShape(d.in, d.accElem);
+  if (lw.portable || !unit || !lw.target.hasAsyncCopy() || lw.threads % 128 || d.K % unit->k ||
+      !fitsMmaAccumulatorLayout({d.M, d.N}, lw.threads, 1))
+    return false;
+  // Rows of at least 32 bytes; n of one instruction a multiple of 16 up to maxN that divides N;
+  // each staged operand a whole number of 1024-byte swizzle patterns, and one stage of both fits.
+  const int64_t nPer = std::min(d.N, unit->maxN), inBytes = d.in.getIntOrFloatBitWidth() / 8;
+  if (inBytes != 2 || d.K < 16 || d.N < 16 || d.N % nPer || nPer % 16 || (d.M * d.K * inBytes) % 1024 ||
+      (d.K * d.N * inBytes) % 1024 || (d.M * d.K + d.K * d.N) * inBytes > unit->sharedLimit)
+    return false;
+  std::optional<TileLowering::DotStaging> plan = stagingPlan(dot);
+  return plan && plan->direct[0] && plan->direct[1];
+}
+
+namespace {
 
 /// In mmaAccumulatorLayout, the index among a thread's elements of element i (0..3) of its C
 /// fragment of 16 x 8 block (p, j), the tile having `groups` blocks of 8 columns per subgroup.
@@ -486,6 +563,131 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
                                    scf::YieldOp::create(x, xl, step(x, xl, k0, 0, carried));
                                  });
   return SmallVector<Value>(loop.getResults());
+}
+
+/// tile.dot on the warpgroup matrix units (fast mode; runsOnWarpgroupUnits). The accumulator is
+/// in mmaAccumulatorLayout without a grid, where subgroup w holds rows 2p R + 8w + g and
+/// (2p + 1) R + 8w + g of its 16 x 8 blocks (R = 8 W over W subgroups). A warpgroup instruction
+/// gives subgroup w % 4 of group G rows 16 (w % 4) + g and + 8 of the 64 rows it computes; so A
+/// is staged with its rows permuted, tile row 2p R + 8w + g + hR at staged row
+/// 64 (p W / 4 + w / 4) + 16 (w % 4) + 8h + g, and warpgroup G's instruction for pair p reads the
+/// 64 staged rows from 64 (p W / 4 + G): its results are the thread's accumulator elements as
+/// they lie. Both operands are copied from their buffers (copyToShared, in stages where
+/// pipelined) in panels of swizzleWidth columns, row after row, each 16-byte chunk of a row
+/// XOR-permuted within its group of 8 rows as the units read it (128-, 64- or 32-byte
+/// swizzling); A and B^T lie K-major, B as it comes (K x N) N-major. Each k step of 16 is one
+/// instruction per pair and block of up to 256 columns, all issued back to back and waited for
+/// once. Returns nothing (no rewrite) when the arrays do not fit.
+std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewriter &r, Location loc,
+                                                          const TileLowering &lw, tile::DotOp op, ValueRange a,
+                                                          ValueRange b, ValueRange acc) {
+  if (!lw.warpgroupDots.count(op.getOperation()))
+    return std::nullopt;
+  const DotShape d(op);
+  auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
+  const TargetInfo::WgmmaShape unit = *lw.target.wgmmaShape(in, accElem);
+  auto it = lw.dotStaging.find(op.getOperation());
+  if (it == lw.dotStaging.end())
+    return std::nullopt;
+  const tile::LoadOp direct[2] = {cast<tile::LoadOp>(it->second.direct[0]), cast<tile::LoadOp>(it->second.direct[1])};
+  const int64_t W = lw.threads / 32, R = 8 * W, groupsOfWarps = W / 4;
+  const int64_t wa = swizzleWidth(K), wb = transB ? wa : swizzleWidth(N); // row widths of A (B^T) and B
+  const int64_t sizes[2] = {M * K, K * N}, inBytes = 2, kAlign = 1024;
+  int64_t stages = 0;
+  for (int64_t s : {3, 2, 1})
+    if (s <= it->second.maxStages &&
+        (lw.sharedBytes + kAlign - 1) / kAlign * kAlign + s * (sizes[0] + sizes[1]) * inBytes + kAlign <= unit.sharedLimit) {
+      stages = s;
+      break;
+    }
+  if (!stages)
+    return std::nullopt;
+  auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
+  // Element (row, col) of an operand of `rows` rows in panels of w columns: panel col / w holds
+  // rows of w elements; the 8-element chunk of element index e within it moves to chunk
+  // (e / 8) ^ ((e / 64) % (w / 8)), the units' swizzle of 16-byte chunks by address bits 7 on.
+  auto swizzled = [&](OpBuilder &x, Location xl, Value row, Value col, int64_t w, int64_t rows) -> Value {
+    Value at = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, c(x, xl, w)),
+                                     arith::RemUIOp::create(x, xl, col, c(x, xl, w)));
+    Value chunkShift = arith::ShLIOp::create(
+        x, xl, arith::AndIOp::create(x, xl, arith::ShRUIOp::create(x, xl, at, c(x, xl, 6)), c(x, xl, w / 8 - 1)), c(x, xl, 3));
+    at = arith::XOrIOp::create(x, xl, at, chunkShift);
+    Value panel = arith::DivUIOp::create(x, xl, col, c(x, xl, w));
+    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, panel, c(x, xl, rows * w)), at);
+  };
+  // A's tile row L = q R + 8 wr + g (q = 2p + h) at staged row 64 (p W/4 + wr / 4) + 16 (wr % 4) + 8h + g.
+  Placement placeA = [&, W, R, groupsOfWarps](OpBuilder &x, Location xl, Value row, Value col) -> Value {
+    Value q = arith::DivUIOp::create(x, xl, row, c(x, xl, R));
+    Value wr = arith::RemUIOp::create(x, xl, arith::DivUIOp::create(x, xl, row, c(x, xl, 8)), c(x, xl, W));
+    Value g = arith::RemUIOp::create(x, xl, row, c(x, xl, 8));
+    Value block = arith::AddIOp::create(
+        x, xl, arith::MulIOp::create(x, xl, arith::DivUIOp::create(x, xl, q, c(x, xl, 2)), c(x, xl, groupsOfWarps)),
+        arith::DivUIOp::create(x, xl, wr, c(x, xl, 4)));
+    Value inBlock = arith::AddIOp::create(
+        x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, wr, c(x, xl, 4)), c(x, xl, 16)),
+        arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, q, c(x, xl, 2)), c(x, xl, 8)), g));
+    Value staged = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, block, c(x, xl, 64)), inBlock);
+    return swizzled(x, xl, staged, col, wa, M);
+  };
+  Placement placeB = [&, transB, wb, N, K](OpBuilder &x, Location xl, Value row, Value col) -> Value {
+    return transB ? swizzled(x, xl, row, col, wb, N) : swizzled(x, xl, row, col, wb, K);
+  };
+  const Placement place[2] = {placeA, placeB};
+  Value sa, sb, aStage, bStage; // the arrays, and where this iteration's A and B start in them (elements)
+  if (stages == 1) {
+    auto copy = [&](int i) -> std::function<void(Value)> {
+      return [&, i](Value shared) { copyToShared(r, loc, lw, direct[i], shared, c(r, loc, 0), 0, nullptr, place[i]); };
+    };
+    SmallVector<Value> staged = stageTiles(r, loc, lw,
+                                           {{aType, a, {K, 1}, nullptr, sizes[0], nullptr, {}, copy(0)},
+                                            {bType, b, {N, 1}, nullptr, sizes[1], nullptr, {}, copy(1)}},
+                                           /*asyncReaders=*/true, kAlign);
+    sa = staged[0], sb = staged[1];
+    aStage = bStage = c(r, loc, 0);
+  } else {
+    std::tie(sa, sb, aStage, bStage) =
+        stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {K, transB ? K : N}, stages, place, kAlign);
+  }
+  const BlockedLayout lc = lw.layoutOf(cType);
+  const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], nPer = std::min(N, unit.maxN);
+  Value warpGroup = arith::ShRUIOp::create(r, loc, lw.threadId, c(r, loc, 7));
+  Value aBytes = arith::MulIOp::create(r, loc, aStage, c(r, loc, inBytes));
+  Value bBytes = arith::MulIOp::create(r, loc, bStage, c(r, loc, inBytes));
+  // Warpgroup G's rows for pair p start at staged row 64 (p W/4 + G).
+  Value groupRows = arith::MulIOp::create(r, loc, warpGroup, c(r, loc, 64 * wa * inBytes));
+  auto descA = [&](int64_t p, int64_t k0) {
+    const int64_t offset = ((k0 / wa) * M * wa + 64 * p * groupsOfWarps * wa + k0 % wa) * inBytes;
+    Value at = arith::AddIOp::create(r, loc, arith::AddIOp::create(r, loc, aBytes, groupRows), c(r, loc, offset));
+    return lw.target.wgmmaDescriptor(r, loc, sa, at, 16, 8 * wa * inBytes, wa * inBytes);
+  };
+  auto descB = [&](int64_t q, int64_t k0) {
+    if (transB) { // B^T: K-major like A, its rows the columns of B
+      const int64_t offset = ((k0 / wb) * N * wb + q * nPer * wb + k0 % wb) * inBytes;
+      return lw.target.wgmmaDescriptor(r, loc, sb, arith::AddIOp::create(r, loc, bBytes, c(r, loc, offset)), 16,
+                                       8 * wb * inBytes, wb * inBytes);
+    }
+    const int64_t offset = ((q * nPer / wb) * K * wb + k0 * wb) * inBytes;
+    return lw.target.wgmmaDescriptor(r, loc, sb, arith::AddIOp::create(r, loc, bBytes, c(r, loc, offset)),
+                                     K * wb * inBytes, 8 * wb * inBytes, wb * inBytes);
+  };
+  SmallVector<Value> carried(acc.begin(), acc.end());
+  lw.target.wgmmaBegin(r, loc);
+  for (int64_t k0 = 0; k0 < K; k0 += unit.k)
+    for (int64_t p = 0; p < pairs; ++p)
+      for (int64_t q = 0; q < N / nPer; ++q) {
+        SmallVector<int64_t> at; // the instruction's element 4j + i, in the thread's order
+        for (int64_t j = 0; j < nPer / 8; ++j)
+          for (int64_t i = 0; i < 4; ++i)
+            at.push_back(fragmentElement(groups, p, q * nPer / 8 + j, i));
+        SmallVector<Value> in4;
+        for (int64_t e : at)
+          in4.push_back(carried[e]);
+        SmallVector<Value> out = lw.target.wgmma(r, loc, in, descA(p, k0), descB(q, k0), nPer, !transB, in4);
+        for (auto [e, v] : llvm::zip(at, out))
+          carried[e] = v;
+      }
+  lw.target.wgmmaEnd(r, loc);
+  return carried;
 }
 
 /// tile.dot on cooperative matrices whose accumulator lanes are mma.sync's C fragments (fast
@@ -664,7 +866,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     const bool isFloat = isa<FloatType>(accElem);
     const BlockedLayout lc = lw.layoutOf(cType);
     // Matrix units first, where the target has them for these types and shapes.
-    for (auto lower : {lowerWithMatrixUnits, lowerWithCoopMatrixLanes, lowerWithCoopMatrices})
+    for (auto lower : {lowerWithWarpgroupUnits, lowerWithMatrixUnits, lowerWithCoopMatrixLanes, lowerWithCoopMatrices})
       if (std::optional<SmallVector<Value>> via = lower(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
         r.replaceOpWithMultiple(op, {ValueRange(*via)});
         return success();
@@ -751,9 +953,6 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
 
 } // namespace
 
-/// Stages of each dot in a loop with several (attention's scores and values).
-constexpr int64_t kMultiDotStages = 2;
-
 void planDotStaging(Operation *kernel, TileLowering &lw) {
   if (lw.portable || !lw.target.hasAsyncCopy())
     return;
@@ -762,26 +961,8 @@ void planDotStaging(Operation *kernel, TileLowering &lw) {
     std::optional<TargetInfo::MmaShape> unit = lw.target.mmaShape(d.in, d.accElem);
     if (!unit || d.K % unit->k || !lw.mmaShapes.count({d.M, d.N}))
       return;
-    // Pipelined: a dot in a loop that writes no memory, operands loaded in the loop from offsets
-    // of its induction variable and values from outside it. Up to 3 stages for the only dot of
-    // the loop. With several (kMultiDotStages), each waits for all its thread's copies
-    // (wait_group 0 with 2 stages), those of the other dots too, which keeps the count of groups
-    // in flight simple.
-    auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
-    int dots = 0;
-    if (loop && !writesMemory(loop))
-      loop->walk([&](tile::DotOp) { ++dots; });
-    std::function<bool(Value)> outside = nullptr;
-    if (dots > 0)
-      outside = [loop](Value v) mutable {
-        return v == loop.getInductionVar() || !loop->isAncestor(v.getParentRegion()->getParentOp());
-      };
-    TileLowering::DotStaging plan;
-    plan.direct[0] = directLoad(dot, dot.getA(), outside).getOperation();
-    plan.direct[1] = directLoad(dot, dot.getB(), outside).getOperation();
-    plan.maxStages = dots == 0 ? 1 : dots == 1 ? 3 : kMultiDotStages;
-    if (plan.direct[0] || plan.direct[1])
-      lw.dotStaging[dot.getOperation()] = plan;
+    if (std::optional<TileLowering::DotStaging> plan = stagingPlan(dot))
+      lw.dotStaging[dot.getOperation()] = *plan;
   });
 }
 

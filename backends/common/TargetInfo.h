@@ -54,8 +54,9 @@ public:
 
   /// A shared-memory (workgroup) array of `count` elements of `elem` for kernel `func`, usable
   /// at `b`'s insertion point, and access to it with an i32 index.
+  /// `align` (bytes, a power of two from 16): the array's alignment where the target honours it.
   virtual mlir::Value allocShared(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func,
-                                  mlir::Type elem, int64_t count) const = 0;
+                                  mlir::Type elem, int64_t count, int64_t align = 16) const = 0;
   virtual mlir::Value loadShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                                  mlir::Value index, mlir::Type elem) const = 0;
   virtual void storeShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
@@ -110,6 +111,35 @@ public:
   /// (element i at row g + 8 (i / 2), column 2t + i % 2 of the block, lane = 4g + t).
   virtual llvm::SmallVector<mlir::Value> mma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type in,
                                              mlir::ValueRange a, mlir::ValueRange bFrag, mlir::ValueRange acc) const;
+
+  /// Warpgroup matrix units (Hopper's wgmma, sm_90a) for tile.dot in fast mode: a warpgroup of 4
+  /// subgroups multiplies a 64 x k block of A by a k x n block of B (n a multiple of 8 up to
+  /// `maxN`), both read from shared memory through descriptors, into a 64 x n accumulator in
+  /// registers: subgroup w of the group holds rows 16w + g and 16w + 8 + g of it as mma.sync's C
+  /// fragments of its n / 8 column groups (lane 4g + t, element 4j + i at row g + 8 (i / 2),
+  /// column 8j + 2t + i % 2). The operands lie in shared memory in rows of `swizzle` bytes (32,
+  /// 64 or 128) whose 16-byte chunks are permuted within each group of 8 rows (swizzledIndex).
+  struct WgmmaShape {
+    int64_t k = 0, maxN = 0;
+    int64_t sharedLimit = 0; // as MmaShape's
+  };
+  virtual std::optional<WgmmaShape> wgmmaShape(mlir::Type in, mlir::Type acc) const;
+  /// The descriptor of an operand in shared memory: the matrix starts `byteOffset` (i32) bytes
+  /// into `shared`, which is aligned to 1024 bytes; groups of 8 rows are `strideBytes` apart and,
+  /// for an operand whose rows run along M or N (B as it lies in a row-major K x N tile),
+  /// groups of swizzle / 2 columns `leadingBytes` apart; rows of `swizzle` bytes.
+  virtual mlir::Value wgmmaDescriptor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared, mlir::Value byteOffset,
+                                      int64_t leadingBytes, int64_t strideBytes, int64_t swizzle) const;
+  /// Orders this thread's earlier writes of shared memory (st.shared, cp.async once waited for)
+  /// before the matrix units' reads of it; a barrier after it extends that to every thread.
+  virtual void wgmmaSharedFence(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// acc + A x B over one k step for an n-column block: `acc` and the result are the thread's
+  /// n / 2 values in the order above. `bRowsAlongN`: B lies K x N (rows along N), else as B^T.
+  /// Issued asynchronously: wgmmaBegin before a batch, wgmmaEnd after it (waits for all).
+  virtual llvm::SmallVector<mlir::Value> wgmma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type in, mlir::Value descA,
+                                               mlir::Value descB, int64_t n, bool bRowsAlongN, mlir::ValueRange acc) const;
+  virtual void wgmmaBegin(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual void wgmmaEnd(mlir::OpBuilder &b, mlir::Location loc) const;
 
   /// Cooperative matrices (Vulkan's VK_KHR_cooperative_matrix) for tile.dot in fast mode: one
   /// subgroup multiplies an m x k block of A by a k x n block of B into an m x n accumulator, all

@@ -59,6 +59,9 @@ struct TileLowering {
     int64_t maxStages = 1;
   };
   std::map<mlir::Operation *, DotStaging> dotStaging;
+  /// Fast dots that run on the warpgroup matrix units (runsOnWarpgroupUnits, decided before the
+  /// conversion).
+  std::set<mlir::Operation *> warpgroupDots;
 
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
@@ -105,6 +108,11 @@ struct TileLowering {
 /// loads and stores, at least 4. One limit for every tile of the kernel, whatever its element
 /// type, so that values keep one layout through conversions (f16 loads, f32 math, f16 stores).
 int64_t kernelRunLimit(mlir::Operation *kernel);
+
+/// Can this fast dot run on the warpgroup matrix units (TargetInfo::wgmmaShape)? Its operands
+/// must both come straight from their buffers; its accumulator keeps the subgroups down the rows.
+/// Asked before the conversion (it reads the tile ops around the dot).
+bool runsOnWarpgroupUnits(mlir::Operation *dot, const TileLowering &lowering);
 
 /// Plans the staging of the fast dots of `kernel` that will run on matrix units (dotStaging).
 void planDotStaging(mlir::Operation *kernel, TileLowering &lowering);

@@ -47,6 +47,23 @@ SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange, Valu
   llvm_unreachable("mma on a target without matrix units");
 }
 
+std::optional<TargetInfo::WgmmaShape> TargetInfo::wgmmaShape(Type, Type) const { return std::nullopt; }
+Value TargetInfo::wgmmaDescriptor(OpBuilder &, Location, Value, Value, int64_t, int64_t, int64_t) const {
+  llvm_unreachable("wgmmaDescriptor on a target without warpgroup matrix units");
+}
+void TargetInfo::wgmmaSharedFence(OpBuilder &, Location) const {
+  llvm_unreachable("wgmmaSharedFence on a target without warpgroup matrix units");
+}
+SmallVector<Value> TargetInfo::wgmma(OpBuilder &, Location, Type, Value, Value, int64_t, bool, ValueRange) const {
+  llvm_unreachable("wgmma on a target without warpgroup matrix units");
+}
+void TargetInfo::wgmmaBegin(OpBuilder &, Location) const {
+  llvm_unreachable("wgmmaBegin on a target without warpgroup matrix units");
+}
+void TargetInfo::wgmmaEnd(OpBuilder &, Location) const {
+  llvm_unreachable("wgmmaEnd on a target without warpgroup matrix units");
+}
+
 int64_t TargetInfo::finalizeShared(gpu::GPUFuncOp, int64_t requested) const { return requested; }
 void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, Value, Value, Type, int64_t) const {
   llvm_unreachable("asyncCopy on a target without asynchronous copies");
@@ -198,7 +215,11 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       if (!(units || lanes) || target.subgroupSize() != 32)
         return;
       std::vector<int64_t> shape(c.getShape().begin(), c.getShape().end());
-      const bool grid = units && !lanes && !reduces;
+      // (The warpgroup units want them down the rows too: lowerWithWarpgroupUnits.)
+      const bool warpgroup = runsOnWarpgroupUnits(dot, lowering);
+      if (warpgroup)
+        lowering.warpgroupDots.insert(dot.getOperation());
+      const bool grid = units && !lanes && !reduces && !warpgroup;
       int64_t cols = grid ? mmaWarpCols(shape, threads) : 1;
       if (auto it = lowering.mmaShapes.find(shape); it != lowering.mmaShapes.end())
         cols = std::min(it->second, cols);

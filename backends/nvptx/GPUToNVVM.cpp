@@ -59,6 +59,7 @@ LogicalResult lowerGPUToNVVM(ModuleOp module, const std::string &chip, uint32_t 
   OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
   gpu.addPass(createSCFToControlFlowPass());
   gpu.addPass(createConvertGpuOpsToNVVMOps());
+  gpu.addPass(createConvertNVVMToLLVMPass()); // NVVM ops written as inline PTX (wgmma)
   gpu.addPass(createCanonicalizerPass());
   gpu.addPass(createCSEPass());
   gpu.addPass(createReconcileUnrealizedCastsPass());

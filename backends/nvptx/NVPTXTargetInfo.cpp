@@ -22,7 +22,7 @@ constexpr unsigned kSharedAddressSpace = 3;
 
 class NVPTXTargetInfo final : public TargetInfo {
 public:
-  explicit NVPTXTargetInfo(int sm) : sm_(sm) {}
+  NVPTXTargetInfo(int sm, bool archSpecific) : sm_(sm), archSpecific_(archSpecific) {}
   uint32_t subgroupSize() const override { return 32; }
 
   // ---- tensor cores: mma.sync m16n8k16, f16 or bf16 -> f32, sm_80+ ---------------------------
@@ -105,6 +105,60 @@ public:
     return out;
   }
 
+  // ---- warpgroup matrix units: wgmma.mma_async m64nNk16, f16 or bf16 -> f32, sm_90a only ------
+  std::optional<WgmmaShape> wgmmaShape(Type in, Type acc) const override {
+    if (sm_ != 90 || !archSpecific_)
+      return std::nullopt;
+    if ((in.isF16() || in.isBF16()) && acc.isF32())
+      return WgmmaShape{16, 256, sharedLimit()};
+    return std::nullopt;
+  }
+
+  // The PTX ISA's matrix descriptor: bits 0-13 the start address in the shared window / 16,
+  // 16-29 the leading byte offset / 16, 32-45 the stride byte offset / 16, 49-51 the base offset
+  // (0: the swizzle pattern starts at a 1024-byte boundary, as the arrays do), 62-63 the swizzle
+  // (1: 128 bytes, 2: 64, 3: 32).
+  Value wgmmaDescriptor(OpBuilder &b, Location loc, Value shared, Value byteOffset, int64_t leadingBytes,
+                        int64_t strideBytes, int64_t swizzle) const override {
+    const int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+    Value address = arith::AddIOp::create(b, loc, LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), shared), byteOffset);
+    Value lo = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, address, c32(b, loc, 4)), c32(b, loc, 0x3FFF));
+    lo = arith::OrIOp::create(b, loc, lo, c32(b, loc, ((leadingBytes >> 4) & 0x3FFF) << 16));
+    const uint64_t hi = uint64_t((strideBytes >> 4) & 0x3FFF) | (uint64_t(mode) << 30);
+    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), lo);
+    return arith::OrIOp::create(b, loc, wide, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(int64_t(hi << 32))));
+  }
+
+  void wgmmaSharedFence(OpBuilder &b, Location loc) const override {
+    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  }
+
+  SmallVector<Value> wgmma(OpBuilder &b, Location loc, Type in, Value descA, Value descB, int64_t n, bool bRowsAlongN,
+                           ValueRange acc) const override {
+    MLIRContext *ctx = b.getContext();
+    auto type = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, b.getF32Type()));
+    Value d = LLVM::UndefOp::create(b, loc, type);
+    for (int64_t i = 0; i < n / 2; ++i)
+      d = LLVM::InsertValueOp::create(b, loc, d, acc[i], ArrayRef<int64_t>{i});
+    const NVVM::WGMMATypes t = in.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+    // Layout row for A: K-major (imm-trans-a 0). B: col is K-major (imm-trans-b 0), row N-major.
+    d = NVVM::WgmmaMmaAsyncOp::create(b, loc, type, d, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, int(n), 16), t, t,
+                                      NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+                                      NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+                                      bRowsAlongN ? NVVM::MMALayout::row : NVVM::MMALayout::col, nullptr);
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < n / 2; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{i}));
+    return out;
+  }
+
+  void wgmmaBegin(OpBuilder &b, Location loc) const override { NVVM::WgmmaFenceAlignedOp::create(b, loc); }
+  void wgmmaEnd(OpBuilder &b, Location loc) const override {
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(0));
+  }
+
   // ---- cp.async (sm_80+): 16-byte copies that skip the registers and L1 (.cg) ---------------
   bool hasAsyncCopy() const override { return sm_ >= 80; }
 
@@ -180,7 +234,7 @@ public:
     LLVM::StoreOp::create(b, loc, v, p, bytes);
   }
 
-  Value allocShared(OpBuilder &b, Location loc, gpu::GPUFuncOp func, Type elem, int64_t count) const override {
+  Value allocShared(OpBuilder &b, Location loc, gpu::GPUFuncOp func, Type elem, int64_t count, int64_t align) const override {
     auto module = func->getParentOfType<gpu::GPUModuleOp>();
     std::string name;
     for (int i = 0;; ++i) {
@@ -192,7 +246,7 @@ public:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(elem, count), /*isConstant=*/false,
-                             LLVM::Linkage::Internal, name, Attribute(), /*alignment=*/16, kSharedAddressSpace);
+                             LLVM::Linkage::Internal, name, Attribute(), uint64_t(std::max<int64_t>(align, 16)), kSharedAddressSpace);
     }
     return LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
                                      FlatSymbolRefAttr::get(b.getContext(), name));
@@ -200,7 +254,8 @@ public:
 
   // Up to 48 KiB the arrays stay static .shared variables, each its own symbol. Past that CUDA
   // wants dynamic shared memory: one `.extern .shared` array, sized at launch (the runtime opts
-  // the kernel in), in which each array gets a 16-byte aligned range.
+  // the kernel in), in which each array gets a range aligned as the array asked (16 bytes, 1024
+  // for the operands of wgmma), the extern array aligned to the largest.
   int64_t finalizeShared(gpu::GPUFuncOp func, int64_t requested) const override {
     if (requested <= kStaticSharedLimit)
       return requested;
@@ -211,7 +266,7 @@ public:
         uses.push_back(a);
     });
     std::map<std::string, int64_t> offsetOf;
-    int64_t end = 0;
+    int64_t end = 0, maxAlign = 16;
     SmallVector<LLVM::GlobalOp> arrays;
     for (LLVM::AddressOfOp a : uses) {
       std::string name = a.getGlobalName().str();
@@ -219,6 +274,9 @@ public:
         continue;
       auto global = cast<LLVM::GlobalOp>(SymbolTable::lookupSymbolIn(module, name));
       auto array = cast<LLVM::LLVMArrayType>(global.getGlobalType());
+      const int64_t align = int64_t(global.getAlignment().value_or(16));
+      maxAlign = std::max(maxAlign, align);
+      end = (end + align - 1) / align * align;
       offsetOf[name] = end;
       end += (int64_t(array.getNumElements()) * (array.getElementType().getIntOrFloatBitWidth() / 8) + 15) / 16 * 16;
       arrays.push_back(global);
@@ -228,7 +286,7 @@ public:
     if (!SymbolTable::lookupSymbolIn(module, kDynamicShared)) {
       b.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(b, func.getLoc(), LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0), /*isConstant=*/false,
-                             LLVM::Linkage::External, kDynamicShared, Attribute(), /*alignment=*/16, kSharedAddressSpace);
+                             LLVM::Linkage::External, kDynamicShared, Attribute(), uint64_t(maxAlign), kSharedAddressSpace);
     }
     auto ptr = LLVM::LLVMPointerType::get(ctx, kSharedAddressSpace);
     for (LLVM::AddressOfOp a : uses) {
@@ -286,6 +344,7 @@ public:
 
 private:
   int sm_;
+  bool archSpecific_; // sm_90a: the chip's own instructions (wgmma)
   static constexpr int64_t kStaticSharedLimit = 48 * 1024;
   static constexpr llvm::StringLiteral kSharedPrefix = "__tessera_shared_";
   static constexpr llvm::StringLiteral kDynamicShared = "__tessera_dynamic_shared";
@@ -332,7 +391,7 @@ private:
 
 std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const std::string &chip) {
   int sm = chip.rfind("sm_", 0) == 0 ? std::atoi(chip.c_str() + 3) : 0;
-  return std::make_unique<NVPTXTargetInfo>(sm);
+  return std::make_unique<NVPTXTargetInfo>(sm, !chip.empty() && chip.back() == 'a');
 }
 
 } // namespace tessera::backend

@@ -127,7 +127,7 @@ public:
       tile::BufferStoreRunOp::create(b, loc, values.slice(j, size_t(per)), buffer, unitIndex(b, loc, indices[j], per));
   }
 
-  Value allocShared(OpBuilder &b, Location loc, gpu::GPUFuncOp func, Type elem, int64_t count) const override {
+  Value allocShared(OpBuilder &b, Location loc, gpu::GPUFuncOp func, Type elem, int64_t count, int64_t) const override {
     // Workgroup variables live at module scope in SPIR-V; the alloc goes first in the kernel.
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&func.getBody().front());

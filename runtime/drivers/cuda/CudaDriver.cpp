@@ -171,6 +171,7 @@ Status CudaDevice::makeCurrent() const {
 
 std::string CudaDevice::matrixUnits() {
   const uint32_t cc = info_.info.computeCapability;
+  if (cc == 90) return "tensor cores (wgmma from sm_90a code, else mma.sync; f16 and bf16 -> f32)";
   if (cc >= 80) return "tensor cores (mma.sync, f16 and bf16 -> f32)";
   return "none (sm_" + std::to_string(cc) + "; tensor cores are used from sm_80)";
 }
@@ -178,17 +179,21 @@ std::string CudaDevice::matrixUnits() {
 TargetDesc CudaDevice::target() {
   TargetDesc t;
   t.kind = TargetKind::PTX;
-  t.chip = "sm_" + std::to_string(info_.info.computeCapability);
+  // sm_90 compiles for sm_90a, the chip's own instructions (the warpgroup matrix units), which
+  // only it runs; later chips have no such superset that their successors keep.
+  t.chip = "sm_" + std::to_string(info_.info.computeCapability) + (info_.info.computeCapability == 90 ? "a" : "");
   t.ptxVersion = 0; // any PTX ISA version this driver's JIT accepts
   t.subgroupSize = info_.info.subgroupSize;
   return t;
 }
 
 Result<const Artifact *> CudaDevice::selectArtifact(const KernelEntry &kernel) {
-  // The newest chip the device can run: sm_80 code runs on sm_90, sm_90a only on sm_90.
+  // The newest chip the device can run: sm_80 code runs on sm_90, sm_90a only on sm_90, and
+  // for the device's own chip the arch-specific code (sm_90a: wgmma) over the portable one.
   const uint32_t deviceCc = info_.info.computeCapability;
   const Artifact *best = nullptr;
   uint32_t bestCc = 0;
+  bool bestArch = false;
   for (const Artifact &a : kernel.artifacts) {
     if (a.target.kind != TargetKind::PTX) continue;
     if (a.target.subgroupSize != 0 && a.target.subgroupSize != info_.info.subgroupSize) continue;
@@ -196,9 +201,10 @@ Result<const Artifact *> CudaDevice::selectArtifact(const KernelEntry &kernel) {
     bool archSpecific = false;
     if (!parseSmChip(a.target.chip, cc, archSpecific)) continue;
     if (cc > deviceCc || (archSpecific && cc != deviceCc)) continue;
-    if (!best || cc > bestCc) {
+    if (!best || cc > bestCc || (cc == bestCc && archSpecific && !bestArch)) {
       best = &a;
       bestCc = cc;
+      bestArch = archSpecific;
     }
   }
   if (!best)

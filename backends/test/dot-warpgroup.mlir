@@ -1,0 +1,85 @@
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a" | FileCheck %s
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90" | FileCheck %s --check-prefix=SM90
+
+// A fast f16 dot whose operands are loaded for it alone, in a loop, on sm_90a: the warpgroup
+// matrix units (wgmma). The 4 subgroups form one warpgroup; its 64 x 64 accumulator stays in
+// registers with the subgroups down the rows. A (64 x 32) and B (32 x 64) are copied by cp.async
+// into arrays aligned to 1024 bytes, 3 stages of 4096 bytes each, unpadded: A in rows of 64 bytes
+// (64-byte swizzle: descriptor bits 62-63 = 2, stride 512 bytes between groups of 8 rows), B in
+// rows of 128 bytes along N (128-byte swizzle = 1, 1024 bytes between groups of 8 rows of k,
+// 32 x 128 bytes between panels of 64 columns). Each thread fences its landed copies for the
+// units before the barrier; each iteration issues one instruction per k step of 16, m64n64k16,
+// B N-major, between a wgmma fence and a wait for all. Descriptors: A's leading offset is unused
+// (1 << 16), its high word 512 / 16 | 2 << 30; B's leading offset 4096 / 16 << 16, its high word
+// 1024 / 16 | 1 << 30.
+
+// CHECK-DAG: llvm.mlir.global internal @[[SA:__tessera_shared_[0-9]+]]() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<6144 x f16>
+// CHECK-DAG: llvm.mlir.global internal @[[SB:__tessera_shared_[0-9]+]]() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<6144 x f16>
+// CHECK-LABEL: gpu.func @warpgroup
+// CHECK-SAME: tessera.shared_bytes = 24576
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: arith.constant 65536 : i32
+// CHECK: arith.constant -9223371899415822336 : i64
+// CHECK: arith.constant 16777216 : i32
+// CHECK: arith.constant 4611686293305294848 : i64
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: scf.yield
+
+// The same kernel for sm_90 (no wgmma) runs mma.sync.
+// SM90-LABEL: gpu.func @warpgroup
+// SM90-NOT: nvvm.wgmma
+// SM90: nvvm.mma.sync
+func.func @warpgroup(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %k: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.arange 0, 64 : tensor<64xi32>
+  %q = tile.arange 0, 32 : tensor<32xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %krow = tile.expand_dims %q, 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %kcol = tile.expand_dims %q, 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %ks = tile.splat %k : tensor<64x1xi32>
+  %ar = arith.muli %rows, %ks : tensor<64x1xi32>
+  %arb = tile.broadcast %ar : tensor<64x1xi32> -> tensor<64x32xi32>
+  %acb = tile.broadcast %kcol : tensor<1x32xi32> -> tensor<64x32xi32>
+  %ao = arith.addi %arb, %acb : tensor<64x32xi32>
+  %s64 = arith.constant dense<64> : tensor<32x1xi32>
+  %br = arith.muli %krow, %s64 : tensor<32x1xi32>
+  %brb = tile.broadcast %br : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bcb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %bo = arith.addi %brb, %bcb : tensor<32x64xi32>
+  %s64c = arith.constant dense<64> : tensor<64x1xi32>
+  %cr = arith.muli %rows, %s64c : tensor<64x1xi32>
+  %crb = tile.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %co = arith.addi %crb, %ccb : tensor<64x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %s64b = arith.constant dense<64> : tensor<32x64xi32>
+  %acc = scf.for %i = %c0 to %k step %c32 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
+    %ia = tile.splat %i : tensor<64x32xi32>
+    %ao2 = arith.addi %ao, %ia : tensor<64x32xi32>
+    %ib = tile.splat %i : tensor<32x64xi32>
+    %ib64 = arith.muli %ib, %s64b : tensor<32x64xi32>
+    %bo2 = arith.addi %bo, %ib64 : tensor<32x64xi32>
+    %x = tile.load %a[%ao2] : (!tile.ptr<f16>, tensor<64x32xi32>) -> tensor<64x32xf16>
+    %y = tile.load %b[%bo2] : (!tile.ptr<f16>, tensor<32x64xi32>) -> tensor<32x64xf16>
+    %d = tile.dot %x, %y, %s : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %c[%co], %acc : (!tile.ptr<f32>, tensor<64x64xi32>, tensor<64x64xf32>) -> ()
+  return
+}
