@@ -6,10 +6,11 @@
 // numbered in groups of GROUP_M block-rows so that neighbours share tiles of B in the L2 cache.
 // The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
 // Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16|f32] [--act=none|relu|gelu] [--portable] [--repeat=R]
-//                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 128x128x32/8 for
-//                f16/bf16 on the tensor cores through CUDA, 128x128x16/8 for f32 through Vulkan on a
-//                GPU, else 64x64x32/4)
+//                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 128x256x64/8 for
+//                f16/bf16 through CUDA on sm_90, 128x128x32/8 on other tensor cores, 128x128x16/8 for
+//                f32 through Vulkan on a GPU, else 64x64x32/4)
 //                [--stages=2] (loads of A and B for the next k step issued before this step's dot)
+//                [--b-transposed] (B stored N x K, as a linear layer's weights: C = A @ B^T)
 //                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp)
 //                [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for these PTX
 //                chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup matrix units).
@@ -57,9 +58,10 @@ template <class T> int minExponentOf() { return std::is_same_v<T, f16> ? -14 : -
 /// The block shape and warps of a program (--config=BMxBNxBK/W; the default: defaultConfig).
 struct Config {
   int BM = 64, BN = 64, BK = 32, warps = 4, stages = 1;
+  bool bTransposed = false; // B stored N x K (--b-transposed), as a linear layer's weights
   std::string name() const {
     return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "w" + std::to_string(warps) +
-           (stages > 1 ? "s" + std::to_string(stages) : "");
+           (stages > 1 ? "s" + std::to_string(stages) : "") + (bTransposed ? "bt" : "");
   }
 };
 constexpr int GROUP_M = 8;
@@ -73,7 +75,8 @@ static std::string packageName(const std::string &dtype, Act act, bool portable,
 namespace tl = tessera::tl;
 template <class T> tessera::Result<tessera::TracedKernel> traceMatmul(Act act, bool portable, Config cfg) {
   const int BM = cfg.BM, BN = cfg.BN, BK = cfg.BK;
-  auto matmul = [act, BM, BN, BK](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<float> bias, tl::Ptr<T> c, tl::Scalar<int32_t> M,
+  const bool bT = cfg.bTransposed;
+  auto matmul = [act, BM, BN, BK, bT](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<float> bias, tl::Ptr<T> c, tl::Scalar<int32_t> M,
                       tl::Scalar<int32_t> N, tl::Scalar<int32_t> K) {
     // Grouped ordering: GROUP_M block-rows are finished before the next group starts.
     tl::Tile pid = tl::program_id(0);
@@ -87,6 +90,10 @@ template <class T> tessera::Result<tessera::TracedKernel> traceMatmul(Act act, b
     tl::Tile acc = tl::for_range(0, K, BK, tl::zeros({BM, BN}, DType::F32), [&](const tl::Tile &k, const tl::Tile &acc) {
       tl::Tile ka = tl::expand_dims(k + tl::arange(0, BK), 0), kb = tl::expand_dims(k + tl::arange(0, BK), 1);
       tl::Tile x = tl::load(a + rows * K + ka, (rows < M) & (ka < K), 0);  // BM x BK, zeros past the edges
+      if (bT) {  // B is N x K: a BN x BK tile of it, multiplied as it lies (tl::trans)
+        tl::Tile bRows = tl::expand_dims(pn * BN + tl::arange(0, BN), 1);
+        return tl::dot(x, tl::trans(tl::load(b + bRows * K + ka, (bRows < N) & (ka < K), 0)), acc);
+      }
       tl::Tile y = tl::load(b + kb * N + cols, (kb < K) & (cols < N), 0);  // BK x BN
       return tl::dot(x, y, acc);
     });
@@ -108,14 +115,16 @@ static int fail(const char *what, const tessera::Status &s) {
 }
 
 /// The block shape when --config does not name one (the fastest measured, docs/bench.md):
-/// 128 x 128 x 32 with 8 warps for 16-bit inputs on the tensor cores through CUDA, 128 x 128 x 16
+/// 128 x 256 x 64 with 8 warps for 16-bit inputs on an sm_90 device through CUDA (Hopper's
+/// warpgroup units), 128 x 128 x 32 with 8 warps on the other tensor cores, 128 x 128 x 16
 /// with 8 warps for f32 (FMA) through Vulkan on a GPU, else 64 x 64 x 32 with 4 warps, which fits
 /// every device's shared memory (lavapipe's 32 KiB on the FMA path too).
 template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages) {
   const bool cuda = dev.backend() == tessera::Backend::CUDA;
   const bool tensorCores = cuda && dev.backendInfo().computeCapability >= 80;
   Config c;
-  if (!portable && !std::is_same_v<T, float> && tensorCores) c = Config{128, 128, 32, 8};
+  if (!portable && !std::is_same_v<T, float> && cuda && dev.backendInfo().computeCapability == 90) c = Config{128, 256, 64, 8};
+  else if (!portable && !std::is_same_v<T, float> && tensorCores) c = Config{128, 128, 32, 8};
   else if (!portable && std::is_same_v<T, float> && !cuda && !dev.info().isCpu) c = Config{128, 128, 16, 8};
   c.stages = stages;
   return c;
@@ -133,7 +142,11 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   auto device = (*rt)->openDefault();
   if (!device) return fail("device", device.status());
   tessera::Device &dev = **device;
-  if (!explicitConfig) cfg = defaultConfig<T>(dev, portable, cfg.stages);
+  if (!explicitConfig) {
+    const bool bT = cfg.bTransposed;
+    cfg = defaultConfig<T>(dev, portable, cfg.stages);
+    cfg.bTransposed = bT;
+  }
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceMatmul<T>(act, portable, cfg);
   if (!kernel) return fail("trace", kernel.status());
@@ -183,16 +196,17 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     // device, driver and shape bucket ($TESSERA_CACHE_DIR/autotune.txt). Shapes the device
     // cannot run (too much shared memory) are skipped with their reason.
     std::vector<tessera::TuneConfig> configs;
-    for (Config g : {Config{128, 128, 32, 8}, Config{128, 128, 32, 4}, Config{64, 64, 32, 4}, Config{128, 64, 32, 4},
+    for (Config g : {Config{128, 256, 64, 8}, Config{128, 128, 64, 8}, Config{128, 128, 32, 8}, Config{128, 128, 32, 4}, Config{64, 64, 32, 4}, Config{128, 64, 32, 4},
                      Config{64, 128, 32, 4}, Config{128, 64, 32, 8}, Config{32, 64, 32, 4}, Config{32, 32, 32, 2},
                      Config{64, 64, 32, 4, 2}, Config{128, 64, 32, 4, 2}})
       configs.push_back({{{"BM", g.BM}, {"BN", g.BN}, {"BK", g.BK}, {"STAGES", g.stages}}, uint32_t(g.warps)});
-    auto configOf = [](const tessera::TuneConfig &t) {
-      return Config{int(t.get("BM")), int(t.get("BN")), int(t.get("BK")), int(t.numWarps), std::max(1, int(t.get("STAGES")))};
+    auto configOf = [&cfg](const tessera::TuneConfig &t) {
+      return Config{int(t.get("BM")), int(t.get("BN")), int(t.get("BK")), int(t.numWarps), std::max(1, int(t.get("STAGES"))),
+                    cfg.bTransposed};
     };
     tessera::Autotuner tuner;
     auto best = tuner.tune(
-        dev, "matmul_" + dtype + "_" + actName(act) + (portable ? "_portable" : "_fast"),
+        dev, "matmul_" + dtype + "_" + actName(act) + (portable ? "_portable" : "_fast") + (cfg.bTransposed ? "_bt" : ""),
         tessera::shapeBucket({int64_t(M), int64_t(N), int64_t(K)}), configs,
         [&](const tessera::TuneConfig &t) { return traceMatmul<T>(act, portable, configOf(t)); },
         [&](const tessera::Kernel &k, const tessera::TuneConfig &t) {
@@ -233,14 +247,21 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     // Row m of A times B, walking B by rows (by columns, 64 rows of an 8192^3 product took half a
     // minute on the host).
     for (int n = 0; n < N; ++n) sums[n] = bias[n], mags[n] = std::fabs(bias[n]);
-    for (int k = 0; k < K; ++k) {
-      const double x = toFloat(a[size_t(m) * K + k]);
-      const T *row = &b[size_t(k) * N];
-      for (int n = 0; n < N; ++n) {
-        const double p = x * toFloat(row[n]);
-        sums[n] += p, mags[n] += std::fabs(p);
+    if (cfg.bTransposed) // B's row n is column n of the product
+      for (int n = 0; n < N; ++n)
+        for (int k = 0; k < K; ++k) {
+          const double p = toFloat(a[size_t(m) * K + k]) * toFloat(b[size_t(n) * K + k]);
+          sums[n] += p, mags[n] += std::fabs(p);
+        }
+    else
+      for (int k = 0; k < K; ++k) {
+        const double x = toFloat(a[size_t(m) * K + k]);
+        const T *row = &b[size_t(k) * N];
+        for (int n = 0; n < N; ++n) {
+          const double p = x * toFloat(row[n]);
+          sums[n] += p, mags[n] += std::fabs(p);
+        }
       }
-    }
     for (int n = 0; n < N; ++n) {
       const double sum = sums[n], mag = mags[n];
       double ref = act == Act::Relu ? std::max(sum, 0.0) : act == Act::Gelu ? 0.5 * sum * (1 + std::erf(sum / std::sqrt(2.0))) : sum;
@@ -313,6 +334,7 @@ int main(int argc, char **argv) {
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
     else if (!std::strcmp(argv[i], "--tune")) tune = true;
     else if (!std::strncmp(argv[i], "--stages=", 9)) cfg.stages = std::atoi(argv[i] + 9);
+    else if (!std::strcmp(argv[i], "--b-transposed")) cfg.bTransposed = true;
     else if (!std::strncmp(argv[i], "--config=", 9)) {
       if (std::sscanf(argv[i] + 9, "%dx%dx%d/%d", &cfg.BM, &cfg.BN, &cfg.BK, &cfg.warps) != 4)
         return std::fprintf(stderr, "05_matmul: --config=BMxBNxBK/WARPS, e.g. 64x64x32/4\n"), 1;

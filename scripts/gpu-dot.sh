@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU test-machine side of the dot checks (after scripts/stage-gpu.sh here; carry .gpu and
-# .gpu-stage, or, to stay under the 64 MiB a call may carry, only .gpu-stage/bin, .gpu-stage/lib
-# and .gpu-stage/pkgs/example, which are all this script reads): the anchors first (PyTorch's
+# .gpu-stage, or, to stay under the 64 MiB a call may carry, only .gpu-stage/bin, .gpu-stage/lib,
+# .gpu-stage/pkgs/example and .gpu-stage/pkgs/sweep, which are all this script reads): the anchors first (PyTorch's
 # matmul and SDPA), then the matmul and attention examples through CUDA and through Vulkan on
 # ragged and large shapes, each checked against float64 and the large ones timed; and which
 # instructions the dot lowering uses. TESSERA_DOT_BACKENDS=cuda limits it to one backend,
@@ -43,7 +43,7 @@ for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
   # The sweep of block shapes (skip it with TESSERA_DOT_SWEEP=0).
   for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 64x64x32/4 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4 128x128x32/8 128x128x64/8 128x128x32/4 128x256x32/8 256x128x32/8 128x128x32/16 256x128x32/16 128x256x32/16 256x128x64/16); do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$config \
-      --package-dir=$S/pkgs/example || status=1
+      --package-dir=$S/pkgs/sweep || status=1
   done
   # f32 on the FMA path (no tf32), in bigger blocks.
   for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 128x128x16/8 128x128x32/8 128x64x16/4 128x64x32/4 64x128x32/4); do
@@ -53,13 +53,13 @@ for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
   # Loads of the next k step issued before this step's dot (numStages = 2).
   for config in $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 64x64x32/4 128x64x32/4); do
     TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 --config=$config \
-      --stages=2 --package-dir=$S/pkgs/example || status=1
+      --stages=2 --package-dir=$S/pkgs/sweep || status=1
   done
   # The same through Vulkan with cooperative matrices turned off (the FMA path), for comparison.
   if [ "$backend" = vulkan ]; then
     for config in 64x64x32/4 $([ "${TESSERA_DOT_SWEEP:-1}" = 0 ] || echo 128x64x32/8 64x128x32/4 128x64x32/4); do
       TESSERA_COOPMAT=0 TESSERA_BACKEND=$backend $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=10 \
-        --config=$config --package-dir=$S/pkgs/example || status=1
+        --config=$config --package-dir=$S/pkgs/$([ $config = 64x64x32/4 ] && echo example || echo sweep) || status=1
     done
   fi
   for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal" \
@@ -73,11 +73,15 @@ for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
   for coop in 1 $([ "$backend" = vulkan ] && echo 0); do
     echo "-- TESSERA_BACKEND=$backend TESSERA_COOPMAT=$coop"
     TESSERA_COOPMAT=$coop TESSERA_BACKEND=$backend $S/bin/tessera kernels \
-      $S/pkgs/example/matmul_f16_none_fast_{64x64x32w4,128x64x32w4,64x64x128w4}.tspkg || status=1
+      $S/pkgs/example/matmul_f16_none_fast_64x64x32w4.tspkg $S/pkgs/sweep/matmul_f16_none_fast_{128x64x32w4,64x64x128w4}.tspkg \
+      || status=1
   done
 done
 echo "== instructions of the f16 matmul kernel's PTX (fma, mma, wgmma)"
-strings -n 4 $S/pkgs/example/matmul_f16_none_fast_64x64x32w4.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*|wgmma[.a-z0-9]*" | sort | uniq -c
+for p in 64x64x32w4 128x256x64w8; do
+  echo "-- $p (sm_90 and sm_90a code)"
+  strings -n 4 $S/pkgs/example/matmul_f16_none_fast_$p.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*|wgmma[.a-z0-9]*" | sort | uniq -c
+done
 echo "== and of the f16 attention kernel (D 128, blocks 64 x 32)"
 strings -n 4 $S/pkgs/example/attention_f16_d128_fast_64x32.tspkg | grep -oE "fma\.rn\.f32|mma\.sync[.a-z0-9]*" | sort | uniq -c
 echo "== cooperative-matrix instructions in the f16 matmul package's SPIR-V (OpCooperativeMatrix*KHR words)"

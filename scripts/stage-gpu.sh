@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --build build -j "${TESSERA_JOBS:-$(nproc)}"
 rm -rf .gpu-stage
-mkdir -p .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/example .gpu-stage/pkgs/conformance
+mkdir -p .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/example .gpu-stage/pkgs/sweep .gpu-stage/pkgs/conformance
 cp build/bin/tessera build/bin/tessera-runtime-tests build/bin/01_vector_add_aot build/bin/02_fused_softmax_aot \
    build/bin/03_layernorm_aot build/bin/04_fused_elementwise_aot build/bin/tessera-conformance-aot \
    build/bin/tessera-op-tests-aot build/bin/tessera-conformance-suite-aot build/bin/05_matmul_aot \
@@ -28,40 +28,49 @@ for run in "--dtype=f16 --act=gelu" "--dtype=bf16 --act=relu --portable" "--dtyp
            "--dtype=f32 --act=none" "--dtype=f32 --act=gelu --portable"; do
   build/bin/05_matmul 16 16 16 $run --write-package=.gpu-stage/pkgs/example >/dev/null
 done
-# CUDA's default block shape for f16/bf16 on the tensor cores (05_matmul's defaultConfig), and
-# the f32 shapes of the FMA path's sweep (lavapipe may refuse them after the package is written).
-for run in "--dtype=f16 --act=gelu" "--dtype=f16 --act=none" "--dtype=bf16 --act=none"; do
-  build/bin/05_matmul 16 16 16 $run --config=128x128x32/8 --write-package=.gpu-stage/pkgs/example >/dev/null 2>&1 || true
+# CUDA's default block shapes for f16/bf16 on the tensor cores (05_matmul's defaultConfig: sm_90's
+# warpgroup units, the others' mma.sync), and the f32 shapes of the FMA path's sweep (lavapipe may
+# refuse them after the package is written).
+for config in 128x256x64/8 128x128x32/8; do
+  for run in "--dtype=f16 --act=gelu" "--dtype=f16 --act=none" "--dtype=bf16 --act=none" "--dtype=f16 --act=gelu --b-transposed" \
+             "--dtype=bf16 --act=none --b-transposed"; do
+    build/bin/05_matmul 16 16 16 $run --config=$config --write-package=.gpu-stage/pkgs/example >/dev/null 2>&1 || true
+  done
 done
+build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --b-transposed --config=128x256x64/8 --write-package=.gpu-stage/pkgs/example \
+  >/dev/null 2>&1 || true
+test "$(ls .gpu-stage/pkgs/example/matmul_*_fast_{128x256x64w8,128x128x32w8}*.tspkg | wc -l)" -eq 11
 for config in 128x128x16/8 128x128x32/8 128x64x16/4 128x64x32/4 64x128x32/4; do
   build/bin/05_matmul 16 16 16 --dtype=f32 --act=none --config=$config --write-package=.gpu-stage/pkgs/example \
     >/dev/null 2>&1 || true
   test -f .gpu-stage/pkgs/example/matmul_f32_none_fast_${config/\//w}.tspkg
 done
-# Larger blocks for the timing (their FMA-path SPIR-V may not fit lavapipe's 32 KiB, so the run
-# here may refuse them after writing the package).
+# Larger blocks for gpu-dot.sh's sweep, in pkgs/sweep (their FMA-path SPIR-V may not fit lavapipe's
+# 32 KiB, so the run here may refuse them after writing the package).
 for config in 64x64x64/4 128x64x32/8 64x128x32/4 128x64x32/4 64x64x128/4 128x128x32/8 128x128x64/8 128x128x32/4 128x256x32/8 256x128x32/8 128x128x32/16 256x128x32/16 128x256x32/16 256x128x64/16; do
-  build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=$config --write-package=.gpu-stage/pkgs/example \
+  build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=$config --write-package=.gpu-stage/pkgs/sweep \
     >/dev/null 2>&1 || true
-  test -f .gpu-stage/pkgs/example/matmul_f16_none_fast_${config/\//w}.tspkg
+  test -f .gpu-stage/pkgs/sweep/matmul_f16_none_fast_${config/\//w}.tspkg
 done
-# Hopper's warpgroup units (sm_90a code, which an sm_90 device takes): wider blocks, and the
-# default shape's package without sm_90a in pkgs/example-sm90 (mma.sync: the baseline of a run).
-for config in 128x256x64/8 256x128x64/8 128x128x64/4 64x256x64/4; do
+# Hopper's warpgroup units (sm_90a code, which an sm_90 device takes) at other block shapes, and
+# two shapes without sm_90a in pkgs/example-sm90 (mma.sync: the baseline of a run).
+for config in 256x128x64/8 128x128x64/4; do
   for run in "--dtype=f16 --act=none" "--dtype=f16 --act=gelu" "--dtype=bf16 --act=none"; do
     build/bin/05_matmul 16 16 16 $run --config=$config --write-package=.gpu-stage/pkgs/example >/dev/null 2>&1 || true
   done
 done
-test "$(ls .gpu-stage/pkgs/example/matmul_*_fast_{128x256x64w8,256x128x64w8,128x128x64w4,64x256x64w4}.tspkg | wc -l)" -eq 12
+test "$(ls .gpu-stage/pkgs/example/matmul_*_fast_{256x128x64w8,128x128x64w4}.tspkg | wc -l)" -eq 6
 mkdir -p .gpu-stage/pkgs/example-sm90
-build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=128x128x32/8 --ptx-chips=sm_90 \
-  --write-package=.gpu-stage/pkgs/example-sm90/ >/dev/null 2>&1 || true
-test -f .gpu-stage/pkgs/example-sm90/matmul_f16_none_fast_128x128x32w8.tspkg
+for config in 128x128x32/8 128x256x64/8; do
+  build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=$config --ptx-chips=sm_90 \
+    --write-package=.gpu-stage/pkgs/example-sm90/ >/dev/null 2>&1 || true
+  test -f .gpu-stage/pkgs/example-sm90/matmul_f16_none_fast_${config/\//w}.tspkg
+done
 # The same with the loads of the next k step issued before this step's dot (--stages=2).
 for config in 64x64x32/4 128x64x32/4; do
   build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=$config --stages=2 \
-    --write-package=.gpu-stage/pkgs/example >/dev/null 2>&1 || true
-  test -f .gpu-stage/pkgs/example/matmul_f16_none_fast_${config/\//w}s2.tspkg
+    --write-package=.gpu-stage/pkgs/sweep >/dev/null 2>&1 || true
+  test -f .gpu-stage/pkgs/sweep/matmul_f16_none_fast_${config/\//w}s2.tspkg
 done
 # Attention: 16 x 16 blocks (Vulkan, portable) and the tensor-core blocks CUDA picks (which may not
 # fit lavapipe's shared memory on the FMA path here: the package is written first).
@@ -89,4 +98,21 @@ build/bin/tessera-conformance-suite --quick --write-goldens=.gpu-stage/goldens >
 mkdir -p .gpu-stage/goldens-fault
 TESSERA_FAULT=contraction build/bin/tessera-conformance-suite --quick --mode=portable --filter=basic \
   --write-goldens=.gpu-stage/goldens-fault >/dev/null || true
+# The default sm_90 matmul's machine code (ptxas here; gpu-dot-quick.sh lists its instructions with
+# cuobjdump there).
+mkdir -p .gpu-stage/sass
+python3 - .gpu-stage/pkgs/example/matmul_f16_none_fast_128x256x64w8.tspkg sm_90a \
+  > .gpu-stage/sass/matmul_f16_none_fast_128x256x64w8.ptx <<'PY'
+import sys
+data, want = open(sys.argv[1], "rb").read(), sys.argv[2]
+at = 0
+while (at := data.find(b".version", at)) >= 0:  # each PTX artifact: printable text from .version on
+    end = at
+    while end < len(data) and (32 <= data[end] < 127 or data[end] in (9, 10, 13)): end += 1
+    text = data[at:end].decode()
+    if f".target {want}" in text: sys.stdout.write(text); break
+    at = end
+PY
+/usr/local/cuda/bin/ptxas -arch=sm_90a .gpu-stage/sass/matmul_f16_none_fast_128x256x64w8.ptx \
+  -o .gpu-stage/sass/matmul_f16_none_fast_128x256x64w8.cubin
 du -sh .gpu-stage

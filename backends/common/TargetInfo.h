@@ -122,6 +122,9 @@ public:
   struct WgmmaShape {
     int64_t k = 0, maxN = 0;
     int64_t sharedLimit = 0; // as MmaShape's
+    /// Shared memory of one multiprocessor, which the programs on it share, each with
+    /// `sharedReserved` bytes of its own on top of what it asks for.
+    int64_t sharedPerProcessor = 0, sharedReserved = 0;
   };
   virtual std::optional<WgmmaShape> wgmmaShape(mlir::Type in, mlir::Type acc) const;
   /// The descriptor of an operand in shared memory: the matrix starts `byteOffset` (i32) bytes
@@ -135,11 +138,14 @@ public:
   virtual void wgmmaSharedFence(mlir::OpBuilder &b, mlir::Location loc) const;
   /// acc + A x B over one k step for an n-column block: `acc` and the result are the thread's
   /// n / 2 values in the order above. `bRowsAlongN`: B lies K x N (rows along N), else as B^T.
-  /// Issued asynchronously: wgmmaBegin before a batch, wgmmaEnd after it (waits for all).
+  /// Issued asynchronously: wgmmaBegin before a batch (orders the registers' earlier accesses),
+  /// wgmmaCommit after it closes the batch, wgmmaWait(n) waits until at most n batches of this
+  /// warpgroup are in flight; until then the batch's accumulators may only feed later wgmmas.
   virtual llvm::SmallVector<mlir::Value> wgmma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type in, mlir::Value descA,
                                                mlir::Value descB, int64_t n, bool bRowsAlongN, mlir::ValueRange acc) const;
   virtual void wgmmaBegin(mlir::OpBuilder &b, mlir::Location loc) const;
-  virtual void wgmmaEnd(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual void wgmmaCommit(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual void wgmmaWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending) const;
 
   /// Cooperative matrices (Vulkan's VK_KHR_cooperative_matrix) for tile.dot in fast mode: one
   /// subgroup multiplies an m x k block of A by a k x n block of B into an m x n accumulator, all

@@ -60,8 +60,8 @@ struct TileLowering {
   };
   std::map<mlir::Operation *, DotStaging> dotStaging;
   /// Fast dots that run on the warpgroup matrix units (runsOnWarpgroupUnits, decided before the
-  /// conversion).
-  std::set<mlir::Operation *> warpgroupDots;
+  /// conversion), and whether each only accumulates across its loop (accumulatesAcrossLoop).
+  std::map<mlir::Operation *, bool> warpgroupDots;
 
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
@@ -113,6 +113,10 @@ int64_t kernelRunLimit(mlir::Operation *kernel);
 /// must both come straight from their buffers; its accumulator keeps the subgroups down the rows.
 /// Asked before the conversion (it reads the tile ops around the dot).
 bool runsOnWarpgroupUnits(mlir::Operation *dot, const TileLowering &lowering);
+
+/// Is this dot the only use of its loop's iteration argument `acc`, and its result only what the
+/// loop yields for it? Then nothing reads the accumulator until the loop ends.
+bool accumulatesAcrossLoop(mlir::Operation *dot);
 
 /// Plans the staging of the fast dots of `kernel` that will run on matrix units (dotStaging).
 void planDotStaging(mlir::Operation *kernel, TileLowering &lowering);

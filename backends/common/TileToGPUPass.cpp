@@ -60,8 +60,11 @@ SmallVector<Value> TargetInfo::wgmma(OpBuilder &, Location, Type, Value, Value, 
 void TargetInfo::wgmmaBegin(OpBuilder &, Location) const {
   llvm_unreachable("wgmmaBegin on a target without warpgroup matrix units");
 }
-void TargetInfo::wgmmaEnd(OpBuilder &, Location) const {
-  llvm_unreachable("wgmmaEnd on a target without warpgroup matrix units");
+void TargetInfo::wgmmaCommit(OpBuilder &, Location) const {
+  llvm_unreachable("wgmmaCommit on a target without warpgroup matrix units");
+}
+void TargetInfo::wgmmaWait(OpBuilder &, Location, int64_t) const {
+  llvm_unreachable("wgmmaWait on a target without warpgroup matrix units");
 }
 
 int64_t TargetInfo::finalizeShared(gpu::GPUFuncOp, int64_t requested) const { return requested; }
@@ -218,7 +221,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       // (The warpgroup units want them down the rows too: lowerWithWarpgroupUnits.)
       const bool warpgroup = runsOnWarpgroupUnits(dot, lowering);
       if (warpgroup)
-        lowering.warpgroupDots.insert(dot.getOperation());
+        lowering.warpgroupDots[dot.getOperation()] = accumulatesAcrossLoop(dot);
       const bool grid = units && !lanes && !reduces && !warpgroup;
       int64_t cols = grid ? mmaWarpCols(shape, threads) : 1;
       if (auto it = lowering.mmaShapes.find(shape); it != lowering.mmaShapes.end())

@@ -110,7 +110,7 @@ public:
     if (sm_ != 90 || !archSpecific_)
       return std::nullopt;
     if ((in.isF16() || in.isBF16()) && acc.isF32())
-      return WgmmaShape{16, 256, sharedLimit()};
+      return WgmmaShape{16, 256, sharedLimit(), 228 * 1024, 1024};
     return std::nullopt;
   }
 
@@ -154,9 +154,9 @@ public:
   }
 
   void wgmmaBegin(OpBuilder &b, Location loc) const override { NVVM::WgmmaFenceAlignedOp::create(b, loc); }
-  void wgmmaEnd(OpBuilder &b, Location loc) const override {
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(0));
+  void wgmmaCommit(OpBuilder &b, Location loc) const override { NVVM::WgmmaGroupSyncAlignedOp::create(b, loc); }
+  void wgmmaWait(OpBuilder &b, Location loc, int64_t pending) const override {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(pending));
   }
 
   // ---- cp.async (sm_80+): 16-byte copies that skip the registers and L1 (.cg) ---------------

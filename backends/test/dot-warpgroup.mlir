@@ -4,19 +4,22 @@
 // A fast f16 dot whose operands are loaded for it alone, in a loop, on sm_90a: the warpgroup
 // matrix units (wgmma). The 4 subgroups form one warpgroup; its 64 x 64 accumulator stays in
 // registers with the subgroups down the rows. A (64 x 32) and B (32 x 64) are copied by cp.async
-// into arrays aligned to 1024 bytes, 3 stages of 4096 bytes each, unpadded: A in rows of 64 bytes
+// into arrays aligned to 1024 bytes, 4 stages of 4096 bytes each, unpadded: A in rows of 64 bytes
 // (64-byte swizzle: descriptor bits 62-63 = 2, stride 512 bytes between groups of 8 rows), B in
 // rows of 128 bytes along N (128-byte swizzle = 1, 1024 bytes between groups of 8 rows of k,
 // 32 x 128 bytes between panels of 64 columns). Each thread fences its landed copies for the
 // units before the barrier; each iteration issues one instruction per k step of 16, m64n64k16,
-// B N-major, between a wgmma fence and a wait for all. Descriptors: A's leading offset is unused
+// B N-major, after a wgmma fence, and commits them. The dot only accumulates across the loop, so
+// each batch stays in flight into the next iteration (wait until 1 is): the copies run 2
+// iterations ahead (4 stages), leaving the stage of the batch in flight alone, and the last batch
+// is waited for after the loop. Descriptors: A's leading offset is unused
 // (1 << 16), its high word 512 / 16 | 2 << 30; B's leading offset 4096 / 16 << 16, its high word
 // 1024 / 16 | 1 << 30.
 
-// CHECK-DAG: llvm.mlir.global internal @[[SA:__tessera_shared_[0-9]+]]() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<6144 x f16>
-// CHECK-DAG: llvm.mlir.global internal @[[SB:__tessera_shared_[0-9]+]]() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<6144 x f16>
+// CHECK-DAG: llvm.mlir.global internal @[[SA:__tessera_shared_[0-9]+]]() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<8192 x f16>
+// CHECK-DAG: llvm.mlir.global internal @[[SB:__tessera_shared_[0-9]+]]() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<8192 x f16>
 // CHECK-LABEL: gpu.func @warpgroup
-// CHECK-SAME: tessera.shared_bytes = 24576
+// CHECK-SAME: tessera.shared_bytes = 32768
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: scf.for
 // CHECK: nvvm.cp.async.wait.group 1
@@ -34,9 +37,11 @@
 // CHECK: nvvm.wgmma.mma_async
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: scf.yield
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
 
 // The same kernel for sm_90 (no wgmma) runs mma.sync.
 // SM90-LABEL: gpu.func @warpgroup

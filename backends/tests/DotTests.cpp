@@ -268,6 +268,45 @@ TEST_CASE("fast f16 and bf16 dots use tensor cores (mma.sync) from sm_80; portab
   CHECK_FALSE(contains(ptxText(sm90), "__tessera_dynamic_shared"));
 }
 
+TEST_CASE("on sm_90a fast f16 and bf16 dots of loaded tiles run on the warpgroup units (wgmma)") {
+  auto compiled = [](Result<TracedKernel> k, const char *chip) {
+    return require(compileArtifact(require(std::move(k), "trace"), nvptxTarget(chip)), "compile");
+  };
+  // 128 x 256 x 64 over 8 warps (2 warpgroups): one m64n256k16 per warpgroup and 16-deep step,
+  // A and B by cp.async in 4 stages of (128 + 256) x 64 f16, unpadded, aligned to 1024 bytes (the
+  // units' swizzle), past 48 KiB: dynamic shared memory. The batch stays in flight into the next
+  // k step (wait_group 1), and the last is waited for after the loop.
+  for (Artifact a : {compiled(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90a"),
+                     compiled(traceMatmul<bf16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90a")}) {
+    const std::string ptx = ptxText(a);
+    CHECK(contains(ptx, ".target sm_90a"));
+    CHECK((contains(ptx, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16") ||
+           contains(ptx, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16")));
+    CHECK_FALSE(contains(ptx, "mma.sync"));
+    CHECK_FALSE(contains(ptx, "ldmatrix"));
+    CHECK(contains(ptx, "fence.proxy.async.shared::cta"));
+    CHECK(contains(ptx, "wgmma.wait_group.sync.aligned \t1;"));
+    CHECK(contains(ptx, "wgmma.wait_group.sync.aligned \t0;"));
+    CHECK(contains(ptx, ".extern .shared .align 1024 .b8 __tessera_dynamic_shared[]"));
+    CHECK(a.sharedMemBytes == 4 * (128 + 256) * 64 * 2);
+  }
+  // 128 x 128 x 64: a fourth stage (128 KiB) would keep a second program off the multiprocessor,
+  // so 3 stages, each batch waited for at once.
+  Artifact three = compiled(traceMatmul<f16, float>(128, 128, 64, Numerics::Fast, 8), "sm_90a");
+  CHECK(three.sharedMemBytes == 3 * (128 + 128) * 64 * 2);
+  CHECK(contains(ptxText(three), "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"));
+  CHECK_FALSE(contains(ptxText(three), "wgmma.wait_group.sync.aligned \t1;"));
+  // B stored N x K (transpose_b) lies K-major like A: no transpose bit for B.
+  const std::string nt = ptxText(compiled(traceMatmul<f16, float>(128, 128, 32, Numerics::Fast, 8, true), "sm_90a"));
+  CHECK(contains(nt, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"));
+  CHECK(contains(nt, "p, 1,  1, 0,  0;"));
+  CHECK(contains(ptxText(three), "p, 1,  1, 0,  1;")); // B as it lies (K x N): N-major
+  // Not on sm_90 (no wgmma there), nor in portable mode, nor for f32.
+  CHECK_FALSE(contains(ptxText(compiled(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90")), "wgmma"));
+  CHECK_FALSE(contains(ptxText(compiled(traceMatmul<f16, float>(64, 64, 32, Numerics::Portable), "sm_90a")), "wgmma"));
+  CHECK_FALSE(contains(ptxText(compiled(traceMatmul<float, float>(64, 64, 32, Numerics::Fast), "sm_90a")), "wgmma"));
+}
+
 TEST_CASE("dot of a transposed tile reads it as it lies (transpose_b), on every device, ragged shapes, both modes") {
   // tl::dot(x, tl::trans(y)) becomes one dot with transpose_b: y is staged as it is loaded.
   TracedKernel k = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast, 4, true), "trace");
