@@ -9,6 +9,8 @@
 // Run: 06_flash_attention [batch] [heads] [seq] [D] [--dtype=f16|bf16] [--causal] [--portable]
 //                         [--blocks=BLOCK_MxBLOCK_N] [--repeat=R]
 //                         [--stages=2] (the next key block's K and V loaded before this block's work)
+//                         [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for
+//                         these PTX chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup units)
 // The blocks default to 64 x 64 (D = 64) or 64 x 32 (D = 128) on NVIDIA through CUDA (tensor
 // cores, operands staged as 16-bit values) and 16 x 16 elsewhere (the FMA path stages 32-bit
 // values: two products of a D = 128 program must fit lavapipe's 32 KiB). --repeat=R times R more
@@ -91,6 +93,10 @@ static int fail(const char *what, const tessera::Status &s) {
   return 1;
 }
 
+/// The PTX chips a written package holds (--ptx-chips): sm_90a's code (the warpgroup matrix units,
+/// wgmma) is what an sm_90 device loads; sm_90 serves the others.
+static std::vector<std::string> ptxChips{"sm_90", "sm_90a"};
+
 template <class T> int run(int batch, int heads, int seq, int D, bool causal, bool portable, Blocks bl, int repeat,
                            const std::string &packageDir, const std::string &writeDir) {
   const std::string dtype = std::is_same_v<T, f16> ? "f16" : "bf16";
@@ -107,7 +113,8 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   auto kernel = traceAttention<T>(D, causal, portable, bl);
   if (!kernel) return fail("trace", kernel.status());
   if (!writeDir.empty()) {
-    std::vector<tessera::TargetDesc> targets{tessera::nvptxTarget("sm_90"), tessera::spirvTarget(8), tessera::spirvTarget(32)};
+    std::vector<tessera::TargetDesc> targets{tessera::spirvTarget(8), tessera::spirvTarget(32)};
+    for (const std::string &chip : ptxChips) targets.push_back(tessera::nvptxTarget(chip));
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
     else // cooperative matrices where the device passes their self-test; in registers where it found mma.sync's lanes
       for (bool lanes : {false, true}) targets.push_back(tessera::spirvTarget(32, false, true, lanes));
@@ -227,6 +234,14 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--package-dir=", 14)) packageDir = argv[i] + 14;
     else if (!std::strncmp(argv[i], "--write-package=", 16)) writeDir = argv[i] + 16;
+    else if (!std::strncmp(argv[i], "--ptx-chips=", 12)) {
+      ptxChips.clear();
+      for (const char *c = argv[i] + 12; *c;) {
+        const char *end = std::strchr(c, ',');
+        ptxChips.emplace_back(c, end ? size_t(end - c) : std::strlen(c));
+        c = end ? end + 1 : c + std::strlen(c);
+      }
+    }
     else if (!std::strncmp(argv[i], "--dtype=", 8)) dtype = argv[i] + 8;
     else if (!std::strcmp(argv[i], "--causal")) causal = true;
     else if (!std::strcmp(argv[i], "--portable")) portable = true;

@@ -26,8 +26,13 @@ m() { TESSERA_BACKEND=$1 timeout 40 $S/bin/05_matmul_aot "${@:2}" --package-dir=
 fa() { TESSERA_BACKEND=$1 timeout 40 $S/bin/06_flash_attention_aot "${@:2}" --package-dir=$S/pkgs/example 2>&1 | grep -v "matrix units"; }
 m cuda 200 130 300 --dtype=f16 --act=gelu; m cuda 1000 1000 1000 --dtype=bf16 --act=none
 m cuda 130 70 333 --dtype=f32 --act=gelu --portable; m cuda 200 130 300 --dtype=f32 --act=none; m cuda 1000 1000 1000 --dtype=f32 --act=none --config=128x128x16/8
-for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal"; do fa cuda $run; done
+for run in "1 2 100 64 --dtype=f16" "2 1 333 128 --dtype=f16 --causal" "1 4 512 64 --dtype=bf16 --causal" "2 2 1000 128 --dtype=f16"; do
+  fa cuda $run
+done
 fa cuda 4 32 4096 128 --dtype=f16 --repeat=5; fa cuda 4 32 4096 128 --dtype=f16 --causal --repeat=5
+for c in "" --causal; do # mma.sync (sm_90 code only), the baseline
+  TESSERA_BACKEND=cuda timeout 40 $S/bin/06_flash_attention_aot 4 32 4096 128 --dtype=f16 $c --repeat=5 --package-dir=$S/pkgs/example-sm90
+done
 # The warpgroup units (sm_90a code, on an sm_90 device): ragged shapes at each block shape first,
 # then the timings, against mma.sync at the default shape (pkgs/example-sm90: sm_90 code only).
 for c in 256x128x64/8 128x128x64/4; do

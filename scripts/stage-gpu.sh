@@ -88,6 +88,12 @@ for blocks in 64x32 16x16; do
     >/dev/null 2>&1 || true
 done
 test "$(ls .gpu-stage/pkgs/example/attention_* | wc -l)" -eq 11
+# Attention's CUDA blocks without sm_90a (mma.sync: the baseline of the warpgroup units' run).
+for run in "128 --dtype=f16" "128 --dtype=f16 --causal"; do
+  build/bin/06_flash_attention 1 1 1 $run --blocks=64x32 --ptx-chips=sm_90 --write-package=.gpu-stage/pkgs/example-sm90 \
+    >/dev/null 2>&1 || true
+done
+test "$(ls .gpu-stage/pkgs/example-sm90/attention_* | wc -l)" -eq 2
 build/bin/tessera-conformance --write-packages=.gpu-stage/pkgs/conformance >/dev/null
 build/bin/tessera-op-tests --write-packages=.gpu-stage/pkgs/conformance >/dev/null
 # The numerics suite's packages and the interpreter's reference files (sizes up to 4096: the

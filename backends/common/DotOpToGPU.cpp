@@ -281,8 +281,8 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
 /// written once before the loop when it does not change in the loop, else in each iteration
 /// after the copies are issued, behind one more barrier; an operand of size 0 is not staged.
 /// Returns the arrays of A and B and where this iteration's elements start in them.
-/// With `place` (both operands direct), the copies go where it puts them, the arrays are aligned
-/// to `align` bytes, and each thread fences its landed copies for the asynchronous units. With
+/// With `place` (the warpgroup units), elements go where it puts them, the arrays are aligned to
+/// `align` bytes, and each thread fences its writes and landed copies for the asynchronous units. With
 /// `ahead` < stages - 1, the copies run only that many iterations ahead, so that the stages of
 /// the iterations before stay untouched while the units may still read them.
 std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
@@ -300,7 +300,16 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
   Value iv = loop.getInductionVar(), lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
   Value shared[2];
   auto writeRegisters = [&](int i) {
-    writeTile(r, loc, lw, lw.layoutOf(types[i]), values[i], {ld[i], 1},
+    const BlockedLayout l = lw.layoutOf(types[i]);
+    if (place[i]) { // each element where `place` puts it
+      forOwners(r, loc, lw, l, [&](OpBuilder &x, Location xl) {
+        for (int64_t e = 0; e < l.perThread(); ++e)
+          lw.target.storeShared(
+              x, xl, shared[i], place[i](x, xl, lw.elementCoord(x, xl, l, e, 0), lw.elementCoord(x, xl, l, e, 1)), values[i][e]);
+      });
+      return;
+    }
+    writeTile(r, loc, lw, l, values[i], {ld[i], 1},
               [&](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, shared[i], idx, v); });
   };
   // The copies of iteration j into stage `stage` (none past the loop's end), as one group.
@@ -344,7 +353,7 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
     lw.target.asyncWait(r, loc, 0); // nothing stays in flight past the loop
   }
   lw.target.asyncWait(r, loc, ahead - 1);
-  if (place[0])
+  if (place[0] || place[1])
     lw.target.wgmmaSharedFence(r, loc);
   lw.barrier(r, loc);
   Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, iv, lb), step); // this iteration's number
@@ -415,7 +424,22 @@ bool runsOnWarpgroupUnits(Operation *op, const TileLowering &lw) {
       (d.K * d.N * inBytes) % 1024 || (d.M * d.K + d.K * d.N) * inBytes > unit->sharedLimit)
     return false;
   std::optional<TileLowering::DotStaging> plan = stagingPlan(dot);
-  return plan && plan->direct[0] && plan->direct[1];
+  if (!plan || !plan->direct[1])
+    return false;
+  if (plan->direct[0])
+    return true;
+  // A from registers, in a pipelined loop: staged once before it when the loop does not change
+  // A (attention's queries), or straight from registers when A has the shape of another dot's
+  // accumulator, whose layout it then shares (attention's probabilities).
+  if (plan->maxStages < 2)
+    return false;
+  if (invariantLoop(dot, dot.getA()))
+    return true;
+  bool accumulatorShaped = false;
+  op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>()->walk([&](tile::DotOp other) {
+    accumulatorShaped |= other != dot && cast<RankedTensorType>(other.getType()).getShape() == d.aType.getShape();
+  });
+  return accumulatorShaped;
 }
 
 bool accumulatesAcrossLoop(Operation *op) {
@@ -608,10 +632,23 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   auto it = lw.dotStaging.find(op.getOperation());
   if (it == lw.dotStaging.end())
     return std::nullopt;
-  const tile::LoadOp direct[2] = {cast<tile::LoadOp>(it->second.direct[0]), cast<tile::LoadOp>(it->second.direct[1])};
+  const tile::LoadOp direct[2] = {dyn_cast_or_null<tile::LoadOp>(it->second.direct[0]),
+                                  cast<tile::LoadOp>(it->second.direct[1])};
+  const BlockedLayout la = lw.layoutOf(aType), lc = lw.layoutOf(cType);
+  // A copied from its buffer; or from registers: staged once before the loop that does not change
+  // it, or, in the accumulator layout with the accumulator's rows, as the instructions' register
+  // operand (each thread's A rows are its result rows, so no row permutation is needed).
+  enum class AFrom { Buffer, Staged, Registers };
+  const AFrom aFrom = direct[0] ? AFrom::Buffer : invariantLoop(op, op.getA()) ? AFrom::Staged : AFrom::Registers;
+  if (aFrom == AFrom::Registers) {
+    auto aShape = lw.mmaShapes.find({M, K});
+    if (aShape == lw.mmaShapes.end() || aShape->second != 1 || lc.hasWarpGrid() || la.threadsPer[0] != lc.threadsPer[0] ||
+        !lw.target.hasMmaPack())
+      return std::nullopt;
+  }
   const int64_t W = lw.threads / 32, R = 8 * W, groupsOfWarps = W / 4;
   const int64_t wa = swizzleWidth(K), wb = transB ? wa : swizzleWidth(N); // row widths of A (B^T) and B
-  const int64_t sizes[2] = {M * K, K * N}, inBytes = 2, kAlign = 1024;
+  const int64_t sizes[2] = {aFrom == AFrom::Registers ? 0 : M * K, K * N}, inBytes = 2, kAlign = 1024;
   auto bytesWith = [&](int64_t s) {
     return (lw.sharedBytes + kAlign - 1) / kAlign * kAlign + s * (sizes[0] + sizes[1]) * inBytes;
   };
@@ -624,8 +661,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   // program off the multiprocessor (which overlaps them anyway: 128 x 128 x 64 on the H100, 426
   // TFLOP/s in 3 stages, 334 in 4, docs/bench.md). Else the copies run stages - 1 ahead, and each
   // batch is waited for at once.
-  const bool overlap = lw.warpgroupDots.at(op.getOperation()) && it->second.maxStages >= 3 && fits(4) &&
-                       (twoPerProcessor(4) || !twoPerProcessor(3));
+  const bool overlap = aFrom == AFrom::Buffer && lw.warpgroupDots.at(op.getOperation()) && it->second.maxStages >= 3 &&
+                       fits(4) && (twoPerProcessor(4) || !twoPerProcessor(3));
   int64_t stages = 0, ahead = 0;
   if (overlap) {
     stages = 4;
@@ -636,7 +673,7 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
         stages = s;
         break;
       }
-    if (!stages)
+    if (!stages || (stages == 1 && aFrom != AFrom::Buffer)) // A from registers: pipelined only
       return std::nullopt;
     ahead = stages - 1;
   }
@@ -686,7 +723,6 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
     std::tie(sa, sb, aStage, bStage) =
         stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {K, transB ? K : N}, stages, place, kAlign, ahead);
   }
-  const BlockedLayout lc = lw.layoutOf(cType);
   const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], nPer = std::min(N, unit.maxN);
   Value warpGroup = arith::ShRUIOp::create(r, loc, lw.threadId, c(r, loc, 7));
   Value aBytes = arith::MulIOp::create(r, loc, aStage, c(r, loc, inBytes));
@@ -708,6 +744,21 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
     return lw.target.wgmmaDescriptor(r, loc, sb, arith::AddIOp::create(r, loc, bBytes, c(r, loc, offset)),
                                      K * wb * inBytes, 8 * wb * inBytes, wb * inBytes);
   };
+  // A's words from registers (made before the fence that orders the registers' writes before the
+  // units' reads): [k step][pair].
+  SmallVector<SmallVector<SmallVector<Value>>> aWords;
+  if (aFrom == AFrom::Registers)
+    for (int64_t k0 = 0; k0 < K; k0 += unit.k) {
+      aWords.emplace_back();
+      for (int64_t p = 0; p < pairs; ++p) { // the words of A's 16 x 16 block (p, k0 / 16), as mma.sync takes them
+        auto elementOf = [&](int64_t j, int64_t i) { return a[fragmentElement(la.reps[1], p, j, i)]; };
+        SmallVector<Value> words;
+        for (int64_t j : {2 * (k0 / 16), 2 * (k0 / 16) + 1})
+          for (int64_t i : {0, 2})
+            words.push_back(lw.target.mmaPack(r, loc, elementOf(j, i), elementOf(j, i + 1), in));
+        aWords.back().push_back(words);
+      }
+    }
   SmallVector<Value> carried(acc.begin(), acc.end());
   lw.target.wgmmaBegin(r, loc);
   for (int64_t k0 = 0; k0 < K; k0 += unit.k)
@@ -720,7 +771,12 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
         SmallVector<Value> in4;
         for (int64_t e : at)
           in4.push_back(carried[e]);
-        SmallVector<Value> out = lw.target.wgmma(r, loc, in, descA(p, k0), descB(q, k0), nPer, !transB, in4);
+        SmallVector<Value> out;
+        if (aFrom == AFrom::Registers) {
+          out = lw.target.wgmmaRegisterA(r, loc, in, aWords[k0 / unit.k][p], descB(q, k0), nPer, !transB, in4);
+        } else {
+          out = lw.target.wgmma(r, loc, in, descA(p, k0), descB(q, k0), nPer, !transB, in4);
+        }
         for (auto [e, v] : llvm::zip(at, out))
           carried[e] = v;
       }

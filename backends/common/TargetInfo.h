@@ -143,6 +143,11 @@ public:
   /// warpgroup are in flight; until then the batch's accumulators may only feed later wgmmas.
   virtual llvm::SmallVector<mlir::Value> wgmma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type in, mlir::Value descA,
                                                mlir::Value descB, int64_t n, bool bRowsAlongN, mlir::ValueRange acc) const;
+  /// The same with A from registers: `aWords` are the thread's 4 words of A's 64 x 16 block (as
+  /// mmaPack makes them), laid out over the warpgroup like mma.sync's A fragments.
+  virtual llvm::SmallVector<mlir::Value> wgmmaRegisterA(mlir::OpBuilder &b, mlir::Location loc, mlir::Type in,
+                                                        mlir::ValueRange aWords, mlir::Value descB, int64_t n,
+                                                        bool bRowsAlongN, mlir::ValueRange acc) const;
   virtual void wgmmaBegin(mlir::OpBuilder &b, mlir::Location loc) const;
   virtual void wgmmaCommit(mlir::OpBuilder &b, mlir::Location loc) const;
   virtual void wgmmaWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending) const;

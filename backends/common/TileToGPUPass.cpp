@@ -57,6 +57,10 @@ void TargetInfo::wgmmaSharedFence(OpBuilder &, Location) const {
 SmallVector<Value> TargetInfo::wgmma(OpBuilder &, Location, Type, Value, Value, int64_t, bool, ValueRange) const {
   llvm_unreachable("wgmma on a target without warpgroup matrix units");
 }
+SmallVector<Value> TargetInfo::wgmmaRegisterA(OpBuilder &, Location, Type, ValueRange, Value, int64_t, bool,
+                                              ValueRange) const {
+  llvm_unreachable("wgmmaRegisterA on a target without warpgroup matrix units");
+}
 void TargetInfo::wgmmaBegin(OpBuilder &, Location) const {
   llvm_unreachable("wgmmaBegin on a target without warpgroup matrix units");
 }

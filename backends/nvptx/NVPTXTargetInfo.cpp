@@ -153,6 +153,42 @@ public:
     return out;
   }
 
+  // MLIR's wgmma op takes A through a descriptor only: the register form as inline PTX, the n / 2
+  // accumulators tied to the results ("=f" ... and "0" ...), A's words "r", B's descriptor "l".
+  SmallVector<Value> wgmmaRegisterA(OpBuilder &b, Location loc, Type in, ValueRange aWords, Value descB, int64_t n,
+                                    bool bRowsAlongN, ValueRange acc) const override {
+    MLIRContext *ctx = b.getContext();
+    const int64_t k = n / 2;
+    const char *t = in.isF16() ? "f16" : "bf16";
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+                       "k16.f32." + t + "." + t + " {";
+    std::string constraints;
+    for (int64_t i = 0; i < k; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      constraints += (i ? ",=f" : "=f");
+    }
+    text += "}, {";
+    for (int64_t i = 0; i < 4; ++i)
+      text += (i ? ", $" : "$") + std::to_string(k + i);
+    text += "}, $" + std::to_string(k + 4) + ", p, 1, 1, " + (bRowsAlongN ? "1" : "0") + ";\n}";
+    constraints += ",r,r,r,r,l";
+    for (int64_t i = 0; i < k; ++i)
+      constraints += "," + std::to_string(i);
+    SmallVector<Value> operands;
+    for (Value w : aWords)
+      operands.push_back(w.getType().isInteger(32) ? w : Value(LLVM::BitcastOp::create(b, loc, b.getI32Type(), w)));
+    operands.push_back(descB);
+    operands.append(acc.begin(), acc.end());
+    auto type = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(k, b.getF32Type()));
+    auto asmOp = LLVM::InlineAsmOp::create(b, loc, type, operands, b.getStringAttr(text), b.getStringAttr(constraints),
+                                           b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                                           LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < k; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), ArrayRef<int64_t>{i}));
+    return out;
+  }
+
   void wgmmaBegin(OpBuilder &b, Location loc) const override { NVVM::WgmmaFenceAlignedOp::create(b, loc); }
   void wgmmaCommit(OpBuilder &b, Location loc) const override { NVVM::WgmmaGroupSyncAlignedOp::create(b, loc); }
   void wgmmaWait(OpBuilder &b, Location loc, int64_t pending) const override {
