@@ -87,13 +87,12 @@ template <class T> tessera::Result<tessera::TracedKernel> traceMatmul(Act act, b
 
     tl::Tile rows = tl::expand_dims(pm * BM + tl::arange(0, BM), 1);  // BM x 1
     tl::Tile cols = tl::expand_dims(pn * BN + tl::arange(0, BN), 0);  // 1 x BN
+    tl::Tile bRows = tl::expand_dims(pn * BN + tl::arange(0, BN), 1); // BN x 1: B's rows with --b-transposed
     tl::Tile acc = tl::for_range(0, K, BK, tl::zeros({BM, BN}, DType::F32), [&](const tl::Tile &k, const tl::Tile &acc) {
       tl::Tile ka = tl::expand_dims(k + tl::arange(0, BK), 0), kb = tl::expand_dims(k + tl::arange(0, BK), 1);
       tl::Tile x = tl::load(a + rows * K + ka, (rows < M) & (ka < K), 0);  // BM x BK, zeros past the edges
-      if (bT) {  // B is N x K: a BN x BK tile of it, multiplied as it lies (tl::trans)
-        tl::Tile bRows = tl::expand_dims(pn * BN + tl::arange(0, BN), 1);
+      if (bT)  // B is N x K: a BN x BK tile of it, multiplied as it lies (tl::trans)
         return tl::dot(x, tl::trans(tl::load(b + bRows * K + ka, (bRows < N) & (ka < K), 0)), acc);
-      }
       tl::Tile y = tl::load(b + kb * N + cols, (kb < K) & (cols < N), 0);  // BK x BN
       return tl::dot(x, y, acc);
     });

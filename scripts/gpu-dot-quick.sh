@@ -52,7 +52,7 @@ for c in 64x64x32/4 128x128x16/8 128x128x32/8 128x64x32/4; do m cuda 4096 4096 4
 echo "== the default sm_90 matmul: the code the device takes, and its warpgroup instructions (PTX, SASS)"
 $S/bin/tessera kernels $S/pkgs/example/matmul_f16_none_fast_128x256x64w8.tspkg
 strings -n 4 $S/pkgs/example/matmul_f16_none_fast_128x256x64w8.tspkg | grep -oE "mma\.sync[.a-z0-9]*|wgmma[.a-z0-9]*" | sort | uniq -c
-if [ -d $S/sass ]; then cuobjdump --dump-sass $S/sass/*.cubin | grep -oE "(HGMMA|HMMA|WARPGROUP)[.A-Z0-9_]*" | sort | uniq -c; fi
+if [ -d $S/sass ]; then cuobjdump --dump-sass $S/sass/*.cubin | grep -oE "(HGMMA|HMMA|WARPGROUP)[.A-Za-z0-9_]*" | sort | uniq -c; fi
 m vulkan 200 130 300 --dtype=f32 --act=none; m vulkan 4096 4096 4096 --dtype=f32 --act=none --repeat=10; m vulkan 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=128x128x16/8
 m vulkan 4096 4096 4096 --dtype=f16 --act=none --repeat=10
 fa vulkan 1 2 100 64 --dtype=f16; fa vulkan 2 1 333 128 --dtype=f16 --causal

@@ -1,5 +1,5 @@
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a" | FileCheck %s
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90" | FileCheck %s --check-prefix=SM90
+// RUN: tessera-opt %s -split-input-file --convert-tile-to-gpu="target=nvptx chip=sm_90a" | FileCheck %s
+// RUN: tessera-opt %s -split-input-file --convert-tile-to-gpu="target=nvptx chip=sm_90" | FileCheck %s --check-prefix=SM90
 
 // A fast f16 dot whose operands are loaded for it alone, in a loop, on sm_90a: the warpgroup
 // matrix units (wgmma). The 4 subgroups form one warpgroup; its 64 x 64 accumulator stays in
@@ -86,5 +86,64 @@ func.func @warpgroup(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>,
     scf.yield %d : tensor<64x64xf32>
   }
   tile.store %c[%co], %acc : (!tile.ptr<f32>, tensor<64x64xi32>, tensor<64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// Attention's two dots on sm_90a: scores = q k^T with q loaded before the loop (staged once, rows
+// permuted and swizzled, written element by element) and the keys copied K-major (transpose_b:
+// B without the transpose bit, <col>); then the probabilities, in the scores' accumulator layout,
+// as the register operand of the second dot's instructions (inline PTX: MLIR's op takes A through
+// a descriptor only), the values copied N-major. Two dots in the loop: 2 stages each, every batch
+// waited for at once. No mma.sync, no ldmatrix.
+
+// CHECK-LABEL: gpu.func @attention
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: arith.truncf
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}p, 1, 1, 1;
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK: scf.yield
+func.func @attention(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %o: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.arange 0, 64 : tensor<64xi32>
+  %j = tile.arange 0, 32 : tensor<32xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %jrows = tile.expand_dims %j, 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %s64 = arith.constant dense<64> : tensor<64x1xi32>
+  %qr = arith.muli %rows, %s64 : tensor<64x1xi32>
+  %qrb = tile.broadcast %qr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %qo = arith.addi %qrb, %cb : tensor<64x64xi32>
+  %qt = tile.load %q[%qo] : (!tile.ptr<f16>, tensor<64x64xi32>) -> tensor<64x64xf16>
+  %s64k = arith.constant dense<64> : tensor<32x1xi32>
+  %kr = arith.muli %jrows, %s64k : tensor<32x1xi32>
+  %krb = tile.broadcast %kr : tensor<32x1xi32> -> tensor<32x64xi32>
+  %kcb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %ko = arith.addi %krb, %kcb : tensor<32x64xi32>
+  %zs = arith.constant dense<0.0> : tensor<64x32xf32>
+  %zo = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %s64t = arith.constant dense<64> : tensor<32x64xi32>
+  %acc = scf.for %i = %c0 to %n step %c32 iter_args(%oa = %zo) -> (tensor<64x64xf32>) : i32 {
+    %is = tile.splat %i : tensor<32x64xi32>
+    %ish = arith.muli %is, %s64t : tensor<32x64xi32>
+    %kvo = arith.addi %ko, %ish : tensor<32x64xi32>
+    %kt = tile.load %k[%kvo] : (!tile.ptr<f16>, tensor<32x64xi32>) -> tensor<32x64xf16>
+    %s = tile.dot %qt, %kt, %zs {transpose_b} : tensor<64x64xf16>, tensor<32x64xf16> -> tensor<64x32xf32>
+    %p = arith.truncf %s : tensor<64x32xf32> to tensor<64x32xf16>
+    %vt = tile.load %v[%kvo] : (!tile.ptr<f16>, tensor<32x64xi32>) -> tensor<32x64xf16>
+    %on = tile.dot %p, %vt, %oa : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %on : tensor<64x64xf32>
+  }
+  tile.store %o[%qo], %acc : (!tile.ptr<f32>, tensor<64x64xi32>, tensor<64x64xf32>) -> ()
   return
 }
