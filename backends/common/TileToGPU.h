@@ -109,9 +109,10 @@ struct TileLowering {
 /// type, so that values keep one layout through conversions (f16 loads, f32 math, f16 stores).
 int64_t kernelRunLimit(mlir::Operation *kernel);
 
-/// Can this fast dot run on the warpgroup matrix units (TargetInfo::wgmmaShape)? Its operands
-/// must both come straight from their buffers; its accumulator keeps the subgroups down the rows.
-/// Asked before the conversion (it reads the tile ops around the dot).
+/// Can this fast dot run on the warpgroup matrix units (TargetInfo::wgmmaShape)? B must come
+/// straight from its buffer; A from its buffer too, or, in a pipelined loop, from registers (the
+/// loop does not change it, or it has another dot's accumulator shape). Its accumulator keeps the
+/// subgroups down the rows. Asked before the conversion (it reads the tile ops around the dot).
 bool runsOnWarpgroupUnits(mlir::Operation *dot, const TileLowering &lowering);
 
 /// Is this dot the only use of its loop's iteration argument `acc`, and its result only what the

@@ -179,8 +179,8 @@ std::string CudaDevice::matrixUnits() {
 TargetDesc CudaDevice::target() {
   TargetDesc t;
   t.kind = TargetKind::PTX;
-  // sm_90 compiles for sm_90a, the chip's own instructions (the warpgroup matrix units), which
-  // only it runs; later chips have no such superset that their successors keep.
+  // An sm_90 device's code is compiled for sm_90a: the chip's own instructions (the warpgroup
+  // matrix units), which no other chip runs.
   t.chip = "sm_" + std::to_string(info_.info.computeCapability) + (info_.info.computeCapability == 90 ? "a" : "");
   t.ptxVersion = 0; // any PTX ISA version this driver's JIT accepts
   t.subgroupSize = info_.info.subgroupSize;
