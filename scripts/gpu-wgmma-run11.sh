@@ -1,3 +1,10 @@
+# GPU test-machine side of run 11: 05_matmul on the warpgroup units with batches in flight across
+# the k loop, ragged then timed at six block shapes, with the cuBLAS anchors. Packages written here
+# into .gpu-stage/pkgs/wg2 with
+#   for c in 128x128x32/8 128x128x64/8 128x256x64/8 256x128x64/8 128x128x64/4 128x256x32/8; do
+#     for d in f16 bf16; do build/bin/05_matmul 16 16 16 --dtype=$d --act=none --config=$c --write-package=.gpu-stage/pkgs/wg2; done
+#   done
+# plus --dtype=f16 --act=gelu at 128x256x64/8 and 128x128x64/8 (carry .gpu .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/wg2).
 source scripts/gpu-setup.sh gpu-wgmma-run11.log; S=.gpu-stage
 python3 - <<'PY'
 import torch, triton.testing as tt
