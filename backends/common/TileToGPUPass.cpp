@@ -12,6 +12,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace tessera::backend {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -182,6 +184,21 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   ret->erase();
   entry.getOperations().splice(entry.end(), body.getOperations());
   kernel.erase();
+
+  // Scalars a loop computes from values outside it (a block's first row, written in the loop
+  // body) move before the loop, innermost loops first; tiles stay where they were written, so
+  // that no tile's registers are held across a loop for it. A dot operand's offsets made from
+  // such scalars then depend only on the induction variable and values from outside the loop,
+  // and the operand can be copied straight into shared memory, in stages (planDotStaging).
+  func.walk([](LoopLikeOpInterface loop) {
+    moveLoopInvariantCode(
+        loop.getLoopRegions(), [&](Value v, Region *) { return loop.isDefinedOutsideOfLoop(v); },
+        [](Operation *op, Region *) {
+          return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+                 llvm::none_of(op->getResultTypes(), [](Type t) { return isa<ShapedType>(t); });
+        },
+        [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
+  });
 
   TileLowering lowering{target, threads, tid, func};
   lowering.portable = portable && !faultInjected("reduce-order");

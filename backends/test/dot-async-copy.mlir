@@ -255,3 +255,48 @@ func.func @nested(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %k
   }
   return
 }
+
+// -----
+
+// The same dot whose operands' offsets add a scalar the loop computes from values outside it (a
+// block's first row, written in the loop body): the scalar moves before the loop, so the
+// offsets depend only on the induction variable and values from outside, and both operands are
+// still copied from their buffers in stages. Tiles stay in the loop.
+
+// CHECK-LABEL: gpu.func @invariant_scalar
+// CHECK: arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK: scf.for
+// CHECK-NOT: arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.mma.sync
+// CHECK: scf.yield
+func.func @invariant_scalar(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %k: i32, %blk: i32)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.arange 0, 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %sixteen = arith.constant dense<16> : tensor<16x16xi32>
+  %rb = tile.broadcast %rows : tensor<16x1xi32> -> tensor<16x16xi32>
+  %cb = tile.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %ro = arith.muli %rb, %sixteen : tensor<16x16xi32>
+  %offs = arith.addi %ro, %cb : tensor<16x16xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %c256 = arith.constant 256 : i32
+  %acc = scf.for %i = %c0 to %k step %c16 iter_args(%s = %zero) -> (tensor<16x16xf32>) : i32 {
+    %first = arith.muli %blk, %c256 : i32
+    %fs = tile.splat %first : tensor<16x16xi32>
+    %is = tile.splat %i : tensor<16x16xi32>
+    %o1 = arith.addi %offs, %is : tensor<16x16xi32>
+    %ao = arith.addi %o1, %fs : tensor<16x16xi32>
+    %x = tile.load %a[%ao] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+    %y = tile.load %b[%ao] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+    %d = tile.dot %x, %y, %s : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  }
+  tile.store %c[%offs], %acc : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
+  return
+}
