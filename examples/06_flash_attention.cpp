@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -236,11 +237,8 @@ int main(int argc, char **argv) {
     else if (!std::strncmp(argv[i], "--write-package=", 16)) writeDir = argv[i] + 16;
     else if (!std::strncmp(argv[i], "--ptx-chips=", 12)) {
       ptxChips.clear();
-      for (const char *c = argv[i] + 12; *c;) {
-        const char *end = std::strchr(c, ',');
-        ptxChips.emplace_back(c, end ? size_t(end - c) : std::strlen(c));
-        c = end ? end + 1 : c + std::strlen(c);
-      }
+      std::istringstream list(argv[i] + 12);
+      for (std::string chip; std::getline(list, chip, ',');) ptxChips.push_back(chip);
     }
     else if (!std::strncmp(argv[i], "--dtype=", 8)) dtype = argv[i] + 8;
     else if (!std::strcmp(argv[i], "--causal")) causal = true;

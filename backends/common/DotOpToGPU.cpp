@@ -464,6 +464,28 @@ int64_t fragmentElement(int64_t groups, int64_t p, int64_t j, int64_t i) {
   return ((2 * p + i / 2) * groups + j) * 2 + i % 2;
 }
 
+/// Is the dot's A (M x K) in registers in the matrix units' accumulator layout with the
+/// accumulator's rows, neither on a subgroup grid (attention's probabilities)? Then a lane's
+/// C-fragment values of A's 16 x 8 blocks (p, 2kk), (p, 2kk + 1) are its A fragment of 16 x 16
+/// block (p, kk) (aFragmentWords).
+bool aHasAccumulatorRows(const TileLowering &lw, const DotShape &d, const BlockedLayout &la, const BlockedLayout &lc) {
+  auto aShape = lw.mmaShapes.find({d.M, d.K});
+  return aShape != lw.mmaShapes.end() && aShape->second == 1 && !lc.hasWarpGrid() &&
+         la.threadsPer[0] == lc.threadsPer[0] && lw.target.hasMmaPack();
+}
+
+/// This lane's four words of A's 16 x 16 block (p, kk) from its elements `a` in layout `la`
+/// (aHasAccumulatorRows), in mma.sync's order: rows g and g + 8 of columns 0-7, then of 8-15.
+SmallVector<Value> aFragmentWords(OpBuilder &b, Location loc, const TileLowering &lw, ValueRange a,
+                                  const BlockedLayout &la, int64_t p, int64_t kk, Type in) {
+  auto at = [&](int64_t j, int64_t i) { return a[fragmentElement(la.reps[1], p, j, i)]; };
+  SmallVector<Value> words;
+  for (int64_t j : {2 * kk, 2 * kk + 1})
+    for (int64_t i : {0, 2})
+      words.push_back(lw.target.mmaPack(b, loc, at(j, i), at(j, i + 1), in));
+  return words;
+}
+
 /// tile.dot on matrix units (fast mode). The accumulator is already in registers in the units'
 /// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
 /// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup (wr, wc) on
@@ -503,10 +525,7 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
   // and its fragments held across the loop took 40 more registers and 19% of causal attention
   // (H100, docs/bench.md).
   const BlockedLayout lc = lw.layoutOf(cType), la = lw.layoutOf(aType);
-  auto aShape = lw.mmaShapes.find({M, K});
-  const bool aInRegisters = !direct[0] && !invariantLoop(op, op.getA()) && aShape != lw.mmaShapes.end() &&
-                            aShape->second == 1 && !lc.hasWarpGrid() && la.threadsPer[0] == lc.threadsPer[0] &&
-                            lw.target.hasMmaPack();
+  const bool aInRegisters = !direct[0] && !invariantLoop(op, op.getA()) && aHasAccumulatorRows(lw, d, la, lc);
   const int64_t sizes[2] = {aInRegisters ? 0 : M * lda, bRows * ldb};
   auto bytesWith = [&](int64_t stages) {
     return ((direct[0] ? stages : 1) * sizes[0] + (direct[1] ? stages : 1) * sizes[1]) * inBytes;
@@ -557,12 +576,7 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
         SmallVector<SmallVector<Value>> aFrags, bFrags;
         for (int64_t p = 0; p < pairs; ++p) {
           if (aInRegisters) {
-            auto at = [&](int64_t j, int64_t i) { return a[fragmentElement(la.reps[1], p, j, i)]; };
-            SmallVector<Value> frag;
-            for (int64_t j : {2 * kk, 2 * kk + 1})
-              for (int64_t i : {0, 2})
-                frag.push_back(lw.target.mmaPack(x, xl, at(j, i), at(j, i + 1), in));
-            aFrags.push_back(frag);
+            aFrags.push_back(aFragmentWords(x, xl, lw, a, la, p, kk, in));
             continue;
           }
           Value row = arith::AddIOp::create(x, xl, warpRow, lw.i32(x, xl, 2 * p * R));
@@ -615,12 +629,14 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
 /// is staged with its rows permuted, tile row 2p R + 8w + g + hR at staged row
 /// 64 (p W / 4 + w / 4) + 16 (w % 4) + 8h + g, and warpgroup G's instruction for pair p reads the
 /// 64 staged rows from 64 (p W / 4 + G): its results are the thread's accumulator elements as
-/// they lie. Both operands are copied from their buffers (copyToShared, in stages where
-/// pipelined) in panels of swizzleWidth columns, row after row, each 16-byte chunk of a row
-/// XOR-permuted within its group of 8 rows as the units read it (128-, 64- or 32-byte
-/// swizzling); A and B^T lie K-major, B as it comes (K x N) N-major. Each k step of 16 is one
-/// instruction per pair and block of up to 256 columns, all issued back to back and waited for
-/// once. Returns nothing (no rewrite) when the arrays do not fit.
+/// they lie. An A from registers is staged that way once before a loop that does not change it,
+/// or, with the accumulator's rows (aHasAccumulatorRows), is the instructions' register operand.
+/// The operands are copied from their buffers (copyToShared, in stages where pipelined) in panels
+/// of swizzleWidth columns, row after row, each 16-byte chunk of a row XOR-permuted within its
+/// group of 8 rows as the units read it (128-, 64- or 32-byte swizzling); A and B^T lie K-major,
+/// B as it comes (K x N) N-major. Each k step of 16 is one instruction per pair and block of up
+/// to 256 columns, all issued back to back, then waited for (or left in flight into the next
+/// iteration). Returns nothing (no rewrite) when the arrays do not fit.
 std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewriter &r, Location loc,
                                                           const TileLowering &lw, tile::DotOp op, ValueRange a,
                                                           ValueRange b, ValueRange acc) {
@@ -640,12 +656,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   // operand (each thread's A rows are its result rows, so no row permutation is needed).
   enum class AFrom { Buffer, Staged, Registers };
   const AFrom aFrom = direct[0] ? AFrom::Buffer : invariantLoop(op, op.getA()) ? AFrom::Staged : AFrom::Registers;
-  if (aFrom == AFrom::Registers) {
-    auto aShape = lw.mmaShapes.find({M, K});
-    if (aShape == lw.mmaShapes.end() || aShape->second != 1 || lc.hasWarpGrid() || la.threadsPer[0] != lc.threadsPer[0] ||
-        !lw.target.hasMmaPack())
-      return std::nullopt;
-  }
+  if (aFrom == AFrom::Registers && !aHasAccumulatorRows(lw, d, la, lc))
+    return std::nullopt;
   const int64_t W = lw.threads / 32, R = 8 * W, groupsOfWarps = W / 4;
   const int64_t wa = swizzleWidth(K), wb = transB ? wa : swizzleWidth(N); // row widths of A (B^T) and B
   const int64_t sizes[2] = {aFrom == AFrom::Registers ? 0 : M * K, K * N}, inBytes = 2, kAlign = 1024;
@@ -750,14 +762,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   if (aFrom == AFrom::Registers)
     for (int64_t k0 = 0; k0 < K; k0 += unit.k) {
       aWords.emplace_back();
-      for (int64_t p = 0; p < pairs; ++p) { // the words of A's 16 x 16 block (p, k0 / 16), as mma.sync takes them
-        auto elementOf = [&](int64_t j, int64_t i) { return a[fragmentElement(la.reps[1], p, j, i)]; };
-        SmallVector<Value> words;
-        for (int64_t j : {2 * (k0 / 16), 2 * (k0 / 16) + 1})
-          for (int64_t i : {0, 2})
-            words.push_back(lw.target.mmaPack(r, loc, elementOf(j, i), elementOf(j, i + 1), in));
-        aWords.back().push_back(words);
-      }
+      for (int64_t p = 0; p < pairs; ++p)
+        aWords.back().push_back(aFragmentWords(r, loc, lw, a, la, p, k0 / 16, in));
     }
   SmallVector<Value> carried(acc.begin(), acc.end());
   lw.target.wgmmaBegin(r, loc);
