@@ -7,16 +7,19 @@
 // The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
 // Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16|f32] [--act=none|relu|gelu] [--portable] [--repeat=R]
 //                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 128x256x64/8 for
-//                f16/bf16 through CUDA on sm_90, 128x128x32/8 on other tensor cores, 128x128x16/8 for
-//                f32 through Vulkan on a GPU, else 64x64x32/4)
+//                f16/bf16 through CUDA on sm_90, 128x128x32/8 on other tensor cores, 256x128x32/8 for
+//                f16 through Vulkan on cooperative matrices in mma.sync's lanes, 128x128x16/8 for f32
+//                through Vulkan on a GPU, else 64x64x32/4)
 //                [--stages=2] (loads of A and B for the next k step issued before this step's dot)
 //                [--b-transposed] (B stored N x K, as a linear layer's weights: C = A @ B^T)
 //                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp)
 //                [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for these PTX
 //                chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup matrix units).
-// --repeat=R also times R more launches on the device and prints the median TFLOP/s. Past 2^30
+// --repeat=R also times R more launches on the device, after about 200 ms of warm-up launches
+// (examples/timing.hpp), and prints the median TFLOP/s, the fastest and the slowest. Past 2^30
 // multiply-adds only 64 random rows of C are checked against float64 (the host is slow).
 #include "tessera/runtime/Runtime.hpp"
+#include "timing.hpp"
 #ifndef TESSERA_EXAMPLE_AOT
 #include "tessera/autotune.hpp"
 #include "tessera/interpreter.hpp"
@@ -116,15 +119,20 @@ static int fail(const char *what, const tessera::Status &s) {
 
 /// The block shape when --config does not name one (the fastest measured, docs/bench.md):
 /// 128 x 256 x 64 with 8 warps for 16-bit inputs on an sm_90 device through CUDA (Hopper's
-/// warpgroup units), 128 x 128 x 32 with 8 warps on the other tensor cores, 128 x 128 x 16
-/// with 8 warps for f32 (FMA) through Vulkan on a GPU, else 64 x 64 x 32 with 4 warps, which fits
-/// every device's shared memory (lavapipe's 32 KiB on the FMA path too).
+/// warpgroup units), 128 x 128 x 32 with 8 warps on the other tensor cores, 256 x 128 x 32 with 8
+/// warps for f16 through Vulkan where cooperative matrices keep accumulators in mma.sync's lanes
+/// (the device's target ends in +mma-lanes: NVIDIA), 128 x 128 x 16 with 8 warps for f32 (FMA)
+/// through Vulkan on a GPU, else 64 x 64 x 32 with 4 warps, which fits every device's shared
+/// memory (lavapipe's 32 KiB on the FMA path too).
 template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages) {
   const bool cuda = dev.backend() == tessera::Backend::CUDA;
   const bool tensorCores = cuda && dev.backendInfo().computeCapability >= 80;
+  const std::string chip = cuda ? "" : dev.target().chip;
+  const bool coopLanes = chip.find("+mma-lanes") != std::string::npos;
   Config c;
   if (!portable && !std::is_same_v<T, float> && cuda && dev.backendInfo().computeCapability == 90) c = Config{128, 256, 64, 8};
   else if (!portable && !std::is_same_v<T, float> && tensorCores) c = Config{128, 128, 32, 8};
+  else if (!portable && std::is_same_v<T, f16> && coopLanes) c = Config{256, 128, 32, 8};
   else if (!portable && std::is_same_v<T, float> && !cuda && !dev.info().isCpu) c = Config{128, 128, 16, 8};
   c.stages = stages;
   return c;
@@ -196,7 +204,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     // device, driver and shape bucket ($TESSERA_CACHE_DIR/autotune.txt). Shapes the device
     // cannot run (too much shared memory) are skipped with their reason.
     std::vector<tessera::TuneConfig> configs;
-    for (Config g : {Config{128, 256, 64, 8}, Config{128, 128, 64, 8}, Config{128, 128, 32, 8}, Config{128, 128, 32, 4}, Config{64, 64, 32, 4}, Config{128, 64, 32, 4},
+    for (Config g : {Config{128, 256, 64, 8}, Config{256, 128, 32, 8}, Config{128, 128, 64, 8}, Config{128, 128, 32, 8}, Config{128, 128, 32, 4}, Config{64, 64, 32, 4}, Config{128, 64, 32, 4},
                      Config{64, 128, 32, 4}, Config{128, 64, 32, 8}, Config{32, 64, 32, 4}, Config{32, 32, 32, 2},
                      Config{64, 64, 32, 4, 2}, Config{128, 64, 32, 4, 2}})
       configs.push_back({{{"BM", g.BM}, {"BN", g.BN}, {"BK", g.BK}, {"STAGES", g.stages}}, uint32_t(g.warps)});
@@ -280,14 +288,13 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
               sampled ? " (64 random rows checked)" : "");
   if (!portable) std::printf("matrix units for fast dot: %s\n", dev.matrixUnits().c_str());
   if (repeat > 0) {
-    if (auto s = dev.beginTiming(); !s) return fail("timing", s);
-    for (int i = 0; i < repeat; ++i)
-      if (auto s = matmul.launch(grid, {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)}); !s) return fail("launch", s);
-    auto seconds = dev.endTiming();
+    auto seconds = timeLaunches(dev, repeat, [&] {
+      return matmul.launch(grid, {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)});
+    });
     if (!seconds) return fail("timing", seconds.status());
-    std::sort(seconds->begin(), seconds->end());
-    double median = (*seconds)[seconds->size() / 2];
-    std::printf("timed %d launches: median %.4f ms, %.2f TFLOP/s\n", repeat, median * 1e3, 2.0 * M * N * K / median / 1e12);
+    const double median = (*seconds)[seconds->size() / 2], flops = 2.0 * M * N * K;
+    std::printf("timed %d launches: median %.4f ms, %.2f TFLOP/s (fastest %.2f, slowest %.2f)\n", repeat, median * 1e3,
+                flops / median / 1e12, flops / seconds->front() / 1e12, flops / seconds->back() / 1e12);
   }
 
 #ifndef TESSERA_EXAMPLE_AOT

@@ -11,11 +11,14 @@
 //                         [--stages=2] (the next key block's K and V loaded before this block's work)
 //                         [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for
 //                         these PTX chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup units)
-// The blocks default to 64 x 64 (D = 64) or 64 x 32 (D = 128) on NVIDIA through CUDA (tensor
-// cores, operands staged as 16-bit values) and 16 x 16 elsewhere (the FMA path stages 32-bit
-// values: two products of a D = 128 program must fit lavapipe's 32 KiB). --repeat=R times R more
-// launches; past 2^32 multiply-adds only 64 random (batch x head, row) pairs are checked.
+// The blocks default to 64 x 64 (D = 64) or 64 x 32 (D = 128) on matrix units (NVIDIA through
+// CUDA, and f16 through Vulkan where cooperative matrices keep accumulators in mma.sync's lanes:
+// operands staged as 16-bit values) and 16 x 16 elsewhere (the FMA path stages 32-bit values: two
+// products of a D = 128 program must fit lavapipe's 32 KiB). --repeat=R times R more
+// launches after about 200 ms of warm-up (examples/timing.hpp); past 2^32 multiply-adds only 64
+// random (batch x head, row) pairs are checked.
 #include "tessera/runtime/Runtime.hpp"
+#include "timing.hpp"
 #ifndef TESSERA_EXAMPLE_AOT
 #include "tessera/interpreter.hpp"
 #include "tessera/tessera.hpp"
@@ -106,9 +109,12 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   auto device = (*rt)->openDefault();
   if (!device) return fail("device", device.status());
   tessera::Device &dev = **device;
-  if (!bl.m) // tensor cores on NVIDIA (CUDA) take bigger blocks: their operands are 16-bit in shared memory
-    bl = dev.target().kind == tessera::TargetKind::PTX && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages}
-                                                                    : Blocks{16, 16, bl.stages};
+  if (!bl.m) { // matrix units take bigger blocks: their operands are 16-bit in shared memory
+    const tessera::TargetDesc target = dev.target();
+    const bool coopLanes = std::is_same_v<T, f16> && target.chip.find("+mma-lanes") != std::string::npos;
+    bl = (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages}
+                                                                             : Blocks{16, 16, bl.stages};
+  }
   const int BLOCK_M = bl.m;
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceAttention<T>(D, causal, portable, bl);
@@ -201,15 +207,14 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
               dev.describe().c_str(), 100 * worst, sampled ? " (64 random rows checked)" : "");
   if (!portable) std::printf("matrix units for fast dot: %s\n", dev.matrixUnits().c_str());
   if (repeat > 0) {
-    if (auto s = dev.beginTiming(); !s) return fail("timing", s);
-    for (int i = 0; i < repeat; ++i)
-      if (auto s = attn->launch(grid, {bufs[0], bufs[1], bufs[2], bufs[3], int32_t(seq), scale}); !s) return fail("launch", s);
-    auto seconds = dev.endTiming();
+    auto seconds = timeLaunches(dev, repeat, [&] {
+      return attn->launch(grid, {bufs[0], bufs[1], bufs[2], bufs[3], int32_t(seq), scale});
+    });
     if (!seconds) return fail("timing", seconds.status());
-    std::sort(seconds->begin(), seconds->end());
-    double median = (*seconds)[seconds->size() / 2];
-    double flops = 4.0 * batch * heads * double(seq) * seq * D * (causal ? 0.5 : 1.0);
-    std::printf("timed %d launches: median %.4f ms, %.2f TFLOP/s\n", repeat, median * 1e3, flops / median / 1e12);
+    const double median = (*seconds)[seconds->size() / 2];
+    const double flops = 4.0 * batch * heads * double(seq) * seq * D * (causal ? 0.5 : 1.0);
+    std::printf("timed %d launches: median %.4f ms, %.2f TFLOP/s (fastest %.2f, slowest %.2f)\n", repeat, median * 1e3,
+                flops / median / 1e12, flops / seconds->front() / 1e12, flops / seconds->back() / 1e12);
   }
 
 #ifndef TESSERA_EXAMPLE_AOT

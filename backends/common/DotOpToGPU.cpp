@@ -18,6 +18,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <functional>
@@ -110,7 +111,9 @@ void writeBeforeLoop(OpBuilder &r, Location loc, const TileLowering &lw, Operati
 /// `index`, this thread's element e at index(e); `count` elements (0: the tile's) are allocated.
 /// With `before` (invariantLoop), it is written once before that loop. With `storeAs`, the array
 /// holds that wider type (floats extended exactly, integers sign-extended). With `copy`, the
-/// tile comes from its buffer instead (copyToShared), not from `values`.
+/// tile comes from its buffer instead (copyToShared), not from `values`. With `unit` > 1 the
+/// array holds vectors of `unit` elements, and each run of `unit` of the thread's elements (a
+/// divisor of the layout's run, placed contiguously from a multiple of `unit`) is one store.
 struct StagedTile {
   RankedTensorType type;
   ValueRange values; // this thread's elements
@@ -120,12 +123,16 @@ struct StagedTile {
   Operation *before = nullptr;
   Type storeAs = {};
   std::function<void(Value)> copy = nullptr; // issues the copies into the array at the insertion point
+  int64_t unit = 1;
 };
 
-/// A shared-memory array of `count` elements of `elem`, as they are (16-bit elements too),
-/// aligned to `align` bytes, counted in the kernel's shared bytes (with its alignment's padding).
+/// A shared-memory array of `count` elements of `elem` (a scalar, as it is, 16-bit too, or a
+/// vector of them), aligned to `align` bytes, counted in the kernel's shared bytes (with its
+/// alignment's padding).
 Value allocArray(OpBuilder &r, Location loc, const TileLowering &lw, Type elem, int64_t count, int64_t align = 16) {
-  lw.sharedBytes = (lw.sharedBytes + align - 1) / align * align + count * (elem.getIntOrFloatBitWidth() / 8);
+  auto vec = dyn_cast<VectorType>(elem);
+  const int64_t bytes = vec ? vec.getNumElements() * vec.getElementTypeBitWidth() / 8 : elem.getIntOrFloatBitWidth() / 8;
+  lw.sharedBytes = (lw.sharedBytes + align - 1) / align * align + count * bytes;
   return lw.target.allocShared(r, loc, cast<gpu::GPUFuncOp>(lw.kernel), elem, count, align);
 }
 
@@ -148,17 +155,35 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
     OpBuilder::InsertionGuard guard(r);
     if (t.before) // the buffer's handle must dominate the writes before the loop
       r.setInsertionPoint(t.before);
-    buffers.push_back(allocArray(r, loc, lw, elemOf(t), count, align));
+    const Type elem = t.unit > 1 ? Type(VectorType::get({t.unit}, elemOf(t))) : elemOf(t);
+    buffers.push_back(allocArray(r, loc, lw, elem, count / t.unit, align));
   }
   auto write = [&](const StagedTile &t, Value buf, OpBuilder &w, Location wl) {
     const BlockedLayout l = lw.layoutOf(t.type);
     const Type elem = elemOf(t);
-    auto store = [&lw, buf, elem](OpBuilder &x, Location xl, Value idx, Value v) {
-      if (v.getType() != elem)
-        v = isa<FloatType>(elem) ? Value(arith::ExtFOp::create(x, xl, elem, v)) : Value(arith::ExtSIOp::create(x, xl, elem, v));
-      lw.target.storeShared(x, xl, buf, idx, v);
+    auto widen = [elem](OpBuilder &x, Location xl, Value v) -> Value {
+      if (v.getType() == elem)
+        return v;
+      return isa<FloatType>(elem) ? Value(arith::ExtFOp::create(x, xl, elem, v)) : Value(arith::ExtSIOp::create(x, xl, elem, v));
     };
-    if (t.index)
+    auto store = [&lw, buf, &widen](OpBuilder &x, Location xl, Value idx, Value v) {
+      lw.target.storeShared(x, xl, buf, idx, widen(x, xl, v));
+    };
+    if (t.unit > 1) { // each run of `unit` elements as one vector, at its first element's index / unit
+      assert(l.vec % t.unit == 0 && "a vector store spans runs");
+      forOwners(w, wl, lw, l, [&](OpBuilder &x, Location xl) {
+        Value base = t.index ? Value() : lw.threadLinear(x, xl, l, t.coef);
+        for (int64_t e = 0; e < l.perThread(); e += t.unit) {
+          Value idx = t.index ? t.index(x, xl, e) : elementIndex(x, xl, lw, l, t.coef, base, e);
+          idx = arith::ShRUIOp::create(x, xl, idx, lw.i32(x, xl, llvm::Log2_64(t.unit)));
+          SmallVector<Value> run;
+          for (int64_t v = 0; v < t.unit; ++v)
+            run.push_back(widen(x, xl, t.values[e + v]));
+          Value vec = vector::FromElementsOp::create(x, xl, VectorType::get({t.unit}, elem), run);
+          lw.target.storeShared(x, xl, buf, idx, vec);
+        }
+      });
+    } else if (t.index)
       forOwners(w, wl, lw, l, [&](OpBuilder &x, Location xl) {
         for (int64_t e = 0; e < l.perThread(); ++e) store(x, xl, t.index(x, xl, e), t.values[e]);
       });
@@ -798,57 +823,87 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
 
 /// tile.dot on cooperative matrices whose accumulator lanes are mma.sync's C fragments (fast
 /// mode; Vulkan devices whose self-test found that layout, chip ...+mma-lanes). The accumulator
-/// stays in registers in mmaAccumulatorLayout, as on the tensor-core path: the 16 x 16 block
-/// (p, jj) of subgroup w is its 16 x 8 blocks (p, 2jj) and (p, 2jj + 1), whose rows g and g + 8
-/// are tile rows 2p R + 8w + g and (2p + 1) R + 8w + g (R = threads / 4); a lane's 8 values go
-/// into a cooperative matrix and come back out by index (insert/extract_thread_local: element i
-/// at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2), as NVIDIA's driver places them). A is staged with its rows permuted
-/// so that each such block's 16 rows are contiguous (staged row (p W + w) 16 + 8h + g), B
-/// row-major; each k step loads every A and B block of the subgroup once.
+/// stays in registers in mmaAccumulatorLayout, as on the tensor-core path, its subgroups on the
+/// grid the pass chose (C across): the 16 x 16 block (p, jj) of subgroup (wr, wc) is its 16 x 8
+/// blocks (p, 2jj) and (p, 2jj + 1), whose rows g and g + 8 are tile rows 2p R + 8wr + g and
+/// (2p + 1) R + 8wr + g (R = 8 x the subgroups down the rows) and whose columns start at
+/// 8 (C j + wc); a lane's 8 values go into a cooperative matrix and come back out by index
+/// (insert/extract_thread_local: element i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2),
+/// as NVIDIA's driver places them). So that each block is 16 contiguous rows and columns of the
+/// staged operands, A is staged with its rows permuted (tile row qR + 8wr + g at staged row
+/// 16 ((q / 2) Wr + wr) + 8 (q % 2) + g) and B with its groups of 8 columns permuted (group
+/// C j + wc at staged group wc G + j, G groups per subgroup): K x N row-major, or, where it comes
+/// N x K (transpose_b), as it comes, read column-major. Rows are padded by 16 bytes, so that
+/// the 8 rows of 16 bytes the units read at once fall in different banks, and each thread
+/// writes its runs of 4 elements as one vector. Each k step loads every A and B block of the
+/// subgroup once.
 std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                            tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
   auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
   std::optional<TargetInfo::CoopMatrixShape> unit = lw.target.coopMatrixShape(in, accElem);
-  std::vector<int64_t> accShape{M, N};
-  auto shapeIt = lw.mmaShapes.find(accShape);
-  if (lw.portable || !unit || !unit->mmaLanes || unit->m != 16 || unit->n != 16 || shapeIt == lw.mmaShapes.end() ||
-      shapeIt->second != 1 ||
-      K % unit->k || N % unit->n || lw.target.subgroupSize() != 32)
+  if (lw.portable || !unit || !unit->mmaLanes || unit->m != 16 || unit->n != 16 || unit->k != 16 ||
+      !lw.mmaShapes.count({M, N}) || K % unit->k || lw.target.subgroupSize() != 32)
     return std::nullopt;
-  const int64_t bytes = (M * K + K * N) * (in.getIntOrFloatBitWidth() / 8);
-  if (lw.sharedBytes + bytes > unit->sharedLimit)
+  const BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
+  const int64_t C = lc.hasWarpGrid() ? lc.warpsPer[1] : 1, Wr = lw.threads / 32 / C, R = lc.threadsPer[0];
+  const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], blockCols = groups / 2;
+  if (groups % 2)
     return std::nullopt;
-  const BlockedLayout la = lw.layoutOf(aType), lc = lw.layoutOf(cType);
-  const int64_t W = lw.threads / 32, R = lw.threads / 4;
+  const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, pad = 16 / inBytes;
+  const int64_t lda = K + pad, bRows = transB ? N : K, ldb = (transB ? K : N) + pad;
+  if (lw.sharedBytes + (M * lda + bRows * ldb) * inBytes > unit->sharedLimit)
+    return std::nullopt;
 
-  // Stage A (rows permuted) and B (row-major) in their own type.
-  auto permutedA = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
-    auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
-    Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
-    Value q = arith::DivUIOp::create(x, xl, row, c(R));                                      // row repetition 2p + h
-    Value w = arith::RemUIOp::create(x, xl, arith::DivUIOp::create(x, xl, row, c(8)), c(W)); // subgroup
-    Value block = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::DivUIOp::create(x, xl, q, c(2)), c(W)), w);
-    Value staged = arith::AddIOp::create(
-        x, xl, arith::MulIOp::create(x, xl, block, c(16)),
-        arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, q, c(2)), c(8)),
-                              arith::RemUIOp::create(x, xl, row, c(8))));
-    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, staged, c(K)), col);
+  auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
+  // Staged row of tile row `row` of A, and staged column of B's column `col`.
+  auto aRow = [&](OpBuilder &x, Location xl, Value row) -> Value {
+    Value q = arith::DivUIOp::create(x, xl, row, c(x, xl, R)); // row repetition 2p + h
+    Value wr = arith::RemUIOp::create(x, xl, arith::DivUIOp::create(x, xl, row, c(x, xl, 8)), c(x, xl, Wr));
+    Value block = arith::AddIOp::create(
+        x, xl, arith::MulIOp::create(x, xl, arith::DivUIOp::create(x, xl, q, c(x, xl, 2)), c(x, xl, Wr)), wr);
+    Value within = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, q, c(x, xl, 2)), c(x, xl, 8)),
+                                         arith::RemUIOp::create(x, xl, row, c(x, xl, 8)));
+    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, block, c(x, xl, 16)), within);
   };
+  auto bCol = [&](OpBuilder &x, Location xl, Value col) -> Value {
+    if (C == 1)
+      return col;
+    Value group = arith::DivUIOp::create(x, xl, col, c(x, xl, 8));
+    Value staged = arith::AddIOp::create(
+        x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, group, c(x, xl, C)), c(x, xl, groups)),
+        arith::DivUIOp::create(x, xl, group, c(x, xl, C)));
+    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, staged, c(x, xl, 8)),
+                                 arith::RemUIOp::create(x, xl, col, c(x, xl, 8)));
+  };
+  auto aIndex = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
+    Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
+    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, aRow(x, xl, row), c(x, xl, lda)), col);
+  };
+  auto bIndex = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
+    Value row = lw.elementCoord(x, xl, lb, e, 0), col = lw.elementCoord(x, xl, lb, e, 1);
+    if (transB) // b is N x K: its row is a column of B
+      return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, bCol(x, xl, row), c(x, xl, ldb)), col);
+    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, c(x, xl, ldb)), bCol(x, xl, col));
+  };
+  const int64_t aUnit = la.vec % 4 == 0 ? 4 : 1, bUnit = lb.vec % 4 == 0 ? 4 : 1;
   SmallVector<Value> staged =
       stageTiles(r, loc, lw,
-                     {{aType, a, {K, 1}, permutedA, 0, invariantLoop(op, op.getA())},
-                      {bType, b, d.bCoef(), nullptr, 0, invariantLoop(op, op.getB())}});
+                 {{aType, a, {lda, 1}, aIndex, M * lda, invariantLoop(op, op.getA()), {}, nullptr, aUnit},
+                  {bType, b, {ldb, 1}, bIndex, bRows * ldb, invariantLoop(op, op.getB()), {}, nullptr, bUnit}});
   Value sa = staged[0], sb = staged[1];
 
   MLIRContext *ctx = r.getContext();
   auto aMat = gpu::MMAMatrixType::get({16, 16}, in, "AOp");
   auto bMat = gpu::MMAMatrixType::get({16, 16}, in, "BOp");
   auto cMat = gpu::MMAMatrixType::get({16, 16}, accElem, "COp");
-  auto ld = [&](int64_t v) { return IntegerAttr::get(IndexType::get(ctx), v); };
-  auto index = [&](Value v) -> Value { return arith::IndexCastOp::create(r, loc, r.getIndexType(), v); };
-  auto cidx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(r, loc, v); };
-  const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], blockCols = groups / 2;
+  // Indices and leading dimensions count the arrays' elements (vectors of aUnit, bUnit).
+  auto ld = [&](int64_t v, int64_t per) { return IntegerAttr::get(IndexType::get(ctx), v / per); };
+  auto index = [&](Value v, int64_t per) -> Value {
+    if (per > 1)
+      v = arith::ShRUIOp::create(r, loc, v, lw.i32(r, loc, llvm::Log2_64(per)));
+    return arith::IndexCastOp::create(r, loc, r.getIndexType(), v);
+  };
   // Accumulator element of (pair p, column group j, fragment index i) in the thread's order.
   auto element = [&](int64_t p, int64_t j, int64_t i) { return fragmentElement(groups, p, j, i); };
   // Element i of a lane's share of a 16 x 16 block (p, jj): fragment 2 (i / 4) + i % 2 (row half
@@ -857,7 +912,13 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     return element(p, 2 * jj + (i / 2) % 2, 2 * (i / 4) + i % 2);
   };
   Value warp = arith::DivUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 32));
+  Value wr = arith::DivUIOp::create(r, loc, warp, lw.i32(r, loc, C));
+  // The subgroup's first staged row of A, and its first staged column of B (16 G/2 wc).
+  Value aFirst = arith::MulIOp::create(r, loc, arith::MulIOp::create(r, loc, wr, lw.i32(r, loc, 16)), lw.i32(r, loc, lda));
+  Value bFirst = arith::MulIOp::create(r, loc, arith::RemUIOp::create(r, loc, warp, lw.i32(r, loc, C)),
+                                       lw.i32(r, loc, 8 * groups * (transB ? ldb : 1)));
   Value zero = arith::ConstantOp::create(r, loc, r.getZeroAttr(accElem));
+  auto cidx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(r, loc, v); };
   SmallVector<Value> cm; // block (p, jj) at p * blockCols + jj
   for (int64_t p = 0; p < pairs; ++p)
     for (int64_t jj = 0; jj < blockCols; ++jj) {
@@ -866,17 +927,20 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
         m = gpu::SubgroupMmaInsertThreadLocalOp::create(r, loc, cMat, acc[laneElement(p, jj, i)], m, ValueRange{cidx(i)});
       cm.push_back(m);
     }
+  UnitAttr bColumnMajor = transB ? r.getUnitAttr() : UnitAttr();
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     SmallVector<Value> am, bm;
-    for (int64_t p = 0; p < pairs; ++p) { // staged rows (p W + w) 16 ..
-      Value block = arith::AddIOp::create(r, loc, warp, lw.i32(r, loc, p * W));
-      Value at = arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, block, lw.i32(r, loc, 16 * K)),
-                                       lw.i32(r, loc, k0));
-      am.push_back(gpu::SubgroupMmaLoadMatrixOp::create(r, loc, aMat, sa, ValueRange{index(at)}, ld(K), UnitAttr()));
-    }
-    for (int64_t jj = 0; jj < blockCols; ++jj)
-      bm.push_back(gpu::SubgroupMmaLoadMatrixOp::create(r, loc, bMat, sb, ValueRange{cidx(k0 * N + 16 * jj)}, ld(N),
+    for (int64_t p = 0; p < pairs; ++p) { // staged rows 16 (p Wr + wr) ..
+      Value at = arith::AddIOp::create(r, loc, aFirst, lw.i32(r, loc, 16 * p * Wr * lda + k0));
+      am.push_back(gpu::SubgroupMmaLoadMatrixOp::create(r, loc, aMat, sa, ValueRange{index(at, aUnit)}, ld(lda, aUnit),
                                                         UnitAttr()));
+    }
+    for (int64_t jj = 0; jj < blockCols; ++jj) { // staged columns 8 G wc + 16 jj ..
+      const int64_t at = transB ? 16 * jj * ldb + k0 : k0 * ldb + 16 * jj;
+      Value from = arith::AddIOp::create(r, loc, bFirst, lw.i32(r, loc, at));
+      bm.push_back(gpu::SubgroupMmaLoadMatrixOp::create(r, loc, bMat, sb, ValueRange{index(from, bUnit)}, ld(ldb, bUnit),
+                                                        bColumnMajor));
+    }
     for (int64_t p = 0; p < pairs; ++p)
       for (int64_t jj = 0; jj < blockCols; ++jj)
         cm[p * blockCols + jj] =

@@ -170,22 +170,25 @@ inline BlockedLayout mmaRowSliceLayout(llvm::ArrayRef<int64_t> shape, int64_t th
   l.reps[0] = shape[0] / rows;
   return l;
 }
-/// Can an M x N accumulator over `threads` threads (32-lane subgroups) take that layout?
-inline bool fitsMmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t warpCols = 1) {
+/// Can an M x N accumulator over `threads` threads (32-lane subgroups) take that layout, each
+/// subgroup's columns a whole number of blocks `blockCols` wide (8: mma.sync's; 16: cooperative
+/// matrices')?
+inline bool fitsMmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t warpCols = 1,
+                                     int64_t blockCols = 8) {
   if (shape.size() != 2 || threads % 32 || (threads / 32) % warpCols)
     return false;
   const int64_t warpRows = threads / 32 / warpCols;
-  return shape[1] % (8 * warpCols) == 0 && shape[0] % (16 * warpRows) == 0;
+  return shape[1] % (blockCols * warpCols) == 0 && shape[0] % (16 * warpRows) == 0;
 }
 /// The subgroup grid for an M x N accumulator on matrix units that loads the fewest fragments:
 /// each k step a subgroup loads one 16 x 16 block of A per 16 of its rows and one of B per 16 of
 /// its columns, M / rows + N / cols in all. Ties keep more subgroups down the rows. 0 when no
-/// grid fits.
-inline int64_t mmaWarpCols(llvm::ArrayRef<int64_t> shape, int64_t threads) {
+/// grid fits (`blockCols` as in fitsMmaAccumulatorLayout).
+inline int64_t mmaWarpCols(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t blockCols = 8) {
   const int64_t warps = threads / 32;
   int64_t best = 0, bestLoads = 0;
   for (int64_t cols = 1; cols <= warps; cols *= 2) {
-    if (!fitsMmaAccumulatorLayout(shape, threads, cols))
+    if (!fitsMmaAccumulatorLayout(shape, threads, cols, blockCols))
       continue;
     const int64_t loads = shape[0] / (warps / cols) + shape[1] / cols;
     if (best == 0 || loads < bestLoads)

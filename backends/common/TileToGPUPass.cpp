@@ -243,8 +243,10 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       const bool warpgroup = runsOnWarpgroupUnits(dot, lowering);
       if (warpgroup)
         lowering.warpgroupDots[dot.getOperation()] = accumulatesAcrossLoop(dot);
-      const bool grid = units && !lanes && !reduces && !warpgroup;
-      int64_t cols = grid ? mmaWarpCols(shape, threads) : 1;
+      // Cooperative matrices take 16 columns at a time (lowerWithCoopMatrixLanes).
+      const int64_t blockCols = lanes ? 16 : 8;
+      const bool grid = !reduces && !warpgroup;
+      int64_t cols = grid ? mmaWarpCols(shape, threads, blockCols) : 1;
       if (auto it = lowering.mmaShapes.find(shape); it != lowering.mmaShapes.end())
         cols = std::min(it->second, cols);
       if (cols > 0 && fitsMmaAccumulatorLayout(shape, threads, cols))

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 
@@ -140,6 +141,19 @@ Value elementsWord(OpBuilder &b, Location loc, ValueRange elems) {
   Value v = spirv::CompositeConstructOp::create(b, loc, VectorType::get({int64_t(elems.size())}, elems[0].getType()), elems);
   return spirv::BitcastOp::create(b, loc, i32, v);
 }
+
+/// vector.from_elements (a run of staged elements written as one vector: DotOpToGPU's
+/// StagedTile::unit) => spirv.CompositeConstruct.
+struct FromElementsLowering final : OpConversionPattern<vector::FromElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(vector::FromElementsOp op, OpAdaptor adaptor, ConversionPatternRewriter &r) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type || !isa<VectorType>(type))
+      return r.notifyMatchFailure(op, "not a SPIR-V vector");
+    r.replaceOpWithNewOp<spirv::CompositeConstructOp>(op, type, adaptor.getElements());
+    return success();
+  }
+};
 
 /// tile.buffer_load_run => one 16-byte load (four words, split into the run's elements).
 struct BufferLoadRunLowering final : OpConversionPattern<tile::BufferLoadRunOp> {
@@ -353,7 +367,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
     // gpu.subgroup_mma_* (dot on cooperative matrices) => spirv.KHR.CooperativeMatrix*.
     populateMMAToSPIRVCoopMatrixTypeConversion(typeConverter);
     populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(typeConverter, patterns);
-    patterns.add<PushConstantLowering, BufferAtomicLowering, BufferLoadRunLowering, BufferStoreRunLowering,
+    patterns.add<PushConstantLowering, BufferAtomicLowering, BufferLoadRunLowering, BufferStoreRunLowering, FromElementsLowering,
                  GLUnaryLowering<math::Exp2Op, spirv::GLExp2Op>,
                  GLUnaryLowering<math::Log2Op, spirv::GLLog2Op>>(typeConverter, ctx);
     if (failed(applyFullConversion(gpuModule.getOperation(), *target, std::move(patterns))))

@@ -10,13 +10,14 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
 namespace tessera::backend {
 
 void registerSPIRVLoweringDialects(DialectRegistry &registry) {
-  registry.insert<spirv::SPIRVDialect, memref::MemRefDialect>();
+  registry.insert<spirv::SPIRVDialect, memref::MemRefDialect, vector::VectorDialect>();
 }
 
 spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize, bool coopMatrix) {

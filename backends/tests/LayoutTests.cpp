@@ -76,6 +76,16 @@ TEST_CASE("layout.mma subgroup grid loads the fewest fragments") {
   CHECK_FALSE(fitsMmaAccumulatorLayout({16, 64}, 128, 1)); // 16 rows cannot hold 4 subgroups of 16
 }
 
+TEST_CASE("layout.the cooperative matrices' grid gives each subgroup whole 16-column blocks") {
+  CHECK(fitsMmaAccumulatorLayout({64, 48}, 128, 2));          // 24 columns a subgroup: 3 groups of 8
+  CHECK_FALSE(fitsMmaAccumulatorLayout({64, 48}, 128, 2, 16)); // but not whole 16-column blocks
+  CHECK(mmaWarpCols({64, 64}, 128, 16) == 2);  // 32 x 32: 2 + 2 blocks per k step, not 1 + 4
+  CHECK(mmaWarpCols({256, 128}, 256, 16) == 2); // 64 x 64 (05_matmul's Vulkan default)
+  CHECK(mmaWarpCols({64, 32}, 128, 16) == 1);  // 2 across would tie: subgroups stay down the rows
+  CHECK(mmaWarpCols({16, 64}, 128, 16) == 4);  // one 16-row block: 4 across, 16 columns each
+  CHECK(mmaWarpCols({16, 32}, 128, 16) == 0);  // 8 columns a subgroup: no grid fits
+}
+
 TEST_CASE("layout.row slice of the mma accumulator: each row's 4 lanes hold its statistic") {
   for (int64_t threads : {128, 256}) {
     const BlockedLayout acc = mmaAccumulatorLayout({128, 64}, threads);
