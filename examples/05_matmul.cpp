@@ -7,7 +7,7 @@
 // The epilogue (bias, activation, rounding to f16/bf16) runs on the accumulator in registers.
 // Run: 05_matmul [M] [N] [K] [--dtype=f16|bf16|f32] [--act=none|relu|gelu] [--portable] [--repeat=R]
 //                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 128x256x64/8 for
-//                f16/bf16 through CUDA on sm_90, 128x128x32/8 on other tensor cores, 256x128x32/8 for
+//                f16/bf16 through CUDA on sm_90, 128x128x32/8 on other tensor cores, 128x256x32/16 for
 //                f16 through Vulkan on cooperative matrices in mma.sync's lanes, 128x128x16/8 for f32
 //                through Vulkan on a GPU, else 64x64x32/4)
 //                [--stages=2] (loads of A and B for the next k step issued before this step's dot)
@@ -119,7 +119,7 @@ static int fail(const char *what, const tessera::Status &s) {
 
 /// The block shape when --config does not name one (the fastest measured, docs/bench.md):
 /// 128 x 256 x 64 with 8 warps for 16-bit inputs on an sm_90 device through CUDA (Hopper's
-/// warpgroup units), 128 x 128 x 32 with 8 warps on the other tensor cores, 256 x 128 x 32 with 8
+/// warpgroup units), 128 x 128 x 32 with 8 warps on the other tensor cores, 128 x 256 x 32 with 16
 /// warps for f16 through Vulkan where cooperative matrices keep accumulators in mma.sync's lanes
 /// (the device's target ends in +mma-lanes: NVIDIA), 128 x 128 x 16 with 8 warps for f32 (FMA)
 /// through Vulkan on a GPU, else 64 x 64 x 32 with 4 warps, which fits every device's shared
@@ -132,7 +132,7 @@ template <class T> Config defaultConfig(const tessera::Device &dev, bool portabl
   Config c;
   if (!portable && !std::is_same_v<T, float> && cuda && dev.backendInfo().computeCapability == 90) c = Config{128, 256, 64, 8};
   else if (!portable && !std::is_same_v<T, float> && tensorCores) c = Config{128, 128, 32, 8};
-  else if (!portable && std::is_same_v<T, f16> && coopLanes) c = Config{256, 128, 32, 8};
+  else if (!portable && std::is_same_v<T, f16> && coopLanes) c = Config{128, 256, 32, 16};
   else if (!portable && std::is_same_v<T, float> && !cuda && !dev.info().isCpu) c = Config{128, 128, 16, 8};
   c.stages = stages;
   return c;
@@ -204,7 +204,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     // device, driver and shape bucket ($TESSERA_CACHE_DIR/autotune.txt). Shapes the device
     // cannot run (too much shared memory) are skipped with their reason.
     std::vector<tessera::TuneConfig> configs;
-    for (Config g : {Config{128, 256, 64, 8}, Config{256, 128, 32, 8}, Config{128, 128, 64, 8}, Config{128, 128, 32, 8}, Config{128, 128, 32, 4}, Config{64, 64, 32, 4}, Config{128, 64, 32, 4},
+    for (Config g : {Config{128, 256, 64, 8}, Config{128, 256, 32, 16}, Config{256, 128, 32, 8}, Config{128, 128, 64, 8}, Config{128, 128, 32, 8}, Config{128, 128, 32, 4}, Config{64, 64, 32, 4}, Config{128, 64, 32, 4},
                      Config{64, 128, 32, 4}, Config{128, 64, 32, 8}, Config{32, 64, 32, 4}, Config{32, 32, 32, 2},
                      Config{64, 64, 32, 4, 2}, Config{128, 64, 32, 4, 2}})
       configs.push_back({{{"BM", g.BM}, {"BN", g.BN}, {"BK", g.BK}, {"STAGES", g.stages}}, uint32_t(g.warps)});

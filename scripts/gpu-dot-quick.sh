@@ -3,7 +3,8 @@
 # .gpu-stage/bin, .gpu-stage/lib, .gpu-stage/pkgs/example, .gpu-stage/pkgs/example-sm90 and .gpu-stage/sass): the anchors (PyTorch matmul f16,
 # bf16, f32 without tf32, SDPA), then the matmul and attention examples through CUDA on ragged
 # shapes (checked against float64) and timed at the default and a few other block shapes, f32 on
-# the FMA path, and through Vulkan the f32 and f16 matmul and two ragged attention runs. On an
+# the FMA path, and through Vulkan the f32 and f16 matmul (cooperative matrices on NVIDIA) and
+# attention, ragged and timed. On an
 # sm_90 device the 16-bit matmuls run sm_90a code (the warpgroup units, wgmma), compared with the
 # sm_90 code (mma.sync) of pkgs/example-sm90. About three minutes; scripts/gpu-dot.sh is the full
 # sweep.
@@ -54,5 +55,7 @@ $S/bin/tessera kernels $S/pkgs/example/matmul_f16_none_fast_128x256x64w8.tspkg
 strings -n 4 $S/pkgs/example/matmul_f16_none_fast_128x256x64w8.tspkg | grep -oE "mma\.sync[.a-z0-9]*|wgmma[.a-z0-9]*" | sort | uniq -c
 if [ -d $S/sass ]; then cuobjdump --dump-sass $S/sass/*.cubin | grep -oE "(HGMMA|HMMA|WARPGROUP)[.A-Za-z0-9_]*" | sort | uniq -c; fi
 m vulkan 200 130 300 --dtype=f32 --act=none; m vulkan 4096 4096 4096 --dtype=f32 --act=none --repeat=10; m vulkan 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=128x128x16/8
+m vulkan 333 517 200 --dtype=f16 --act=gelu; m vulkan 333 517 200 --dtype=f16 --act=none --b-transposed
 m vulkan 4096 4096 4096 --dtype=f16 --act=none --repeat=10
 fa vulkan 1 2 100 64 --dtype=f16; fa vulkan 2 1 333 128 --dtype=f16 --causal
+fa vulkan 4 32 4096 128 --dtype=f16 --repeat=5; fa vulkan 4 32 4096 128 --dtype=f16 --causal --repeat=5

@@ -40,6 +40,12 @@ done
 build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --b-transposed --config=128x256x64/8 --write-package=.gpu-stage/pkgs/example \
   >/dev/null 2>&1 || true
 test "$(ls .gpu-stage/pkgs/example/matmul_*_fast_{128x256x64w8,128x128x32w8}*.tspkg | wc -l)" -eq 11
+# Vulkan's default f16 block shape where cooperative matrices keep accumulators in mma.sync's lanes
+# (NVIDIA): 128 x 256 x 32 with 16 warps.
+for run in "--dtype=f16 --act=none" "--dtype=f16 --act=gelu" "--dtype=f16 --act=none --b-transposed"; do
+  build/bin/05_matmul 16 16 16 $run --config=128x256x32/16 --write-package=.gpu-stage/pkgs/example >/dev/null 2>&1 || true
+done
+test "$(ls .gpu-stage/pkgs/example/matmul_f16_*_fast_128x256x32w16*.tspkg | wc -l)" -eq 3
 for config in 128x128x16/8 128x128x32/8 128x64x16/4 128x64x32/4 64x128x32/4; do
   build/bin/05_matmul 16 16 16 --dtype=f32 --act=none --config=$config --write-package=.gpu-stage/pkgs/example \
     >/dev/null 2>&1 || true

@@ -3,7 +3,8 @@
 // Whole runs of 16 bytes (and of several times 16) are one 16-byte access each on SPIR-V: a
 // second variable on the buffer's binding views it as 16-byte vectors, both variables are
 // Aliased, and the elements are bitcast out of (and packed into) 32-bit words. A thread here
-// holds 8 elements: its f32 run is two 16-byte loads, its f16 run one 16-byte store.
+// holds 8 elements: its f32 run is two 16-byte loads, in one branch (taken where both runs are
+// whole, so that both loads are in flight at once), its f16 run one 16-byte store.
 
 // CHECK-DAG: spirv.GlobalVariable @__tessera_units16_0_0 bind(0, 0) {aliased} : !spirv.ptr<!spirv.struct<(!spirv.rtarray<vector<4xi32>, stride=16> [0])>, StorageBuffer>
 // CHECK-DAG: spirv.GlobalVariable @__tessera_units16_0_1 bind(0, 1) {aliased} : !spirv.ptr<!spirv.struct<(!spirv.rtarray<vector<4xi32>, stride=16> [0])>, StorageBuffer>
@@ -12,6 +13,7 @@
 // CHECK-LABEL: spirv.func @copy
 // CHECK: spirv.Load "StorageBuffer" %{{.*}} : vector<4xi32>
 // CHECK: spirv.Bitcast %{{.*}} : i32 to f32
+// CHECK-NOT: spirv.BranchConditional
 // CHECK: spirv.Load "StorageBuffer" %{{.*}} : vector<4xi32>
 // CHECK: spirv.Bitcast %{{.*}} : vector<2xf16> to i32
 // CHECK: spirv.Store "StorageBuffer" %{{.*}}, %{{.*}} : vector<4xi32>
