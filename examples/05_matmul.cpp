@@ -127,8 +127,7 @@ static int fail(const char *what, const tessera::Status &s) {
 template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages) {
   const bool cuda = dev.backend() == tessera::Backend::CUDA;
   const bool tensorCores = cuda && dev.backendInfo().computeCapability >= 80;
-  const std::string chip = cuda ? "" : dev.target().chip;
-  const bool coopLanes = chip.find("+mma-lanes") != std::string::npos;
+  const bool coopLanes = !cuda && tessera::hasMmaLanes(dev.target().chip);
   Config c;
   if (!portable && !std::is_same_v<T, float> && cuda && dev.backendInfo().computeCapability == 90) c = Config{128, 256, 64, 8};
   else if (!portable && !std::is_same_v<T, float> && tensorCores) c = Config{128, 128, 32, 8};

@@ -111,7 +111,7 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   tessera::Device &dev = **device;
   if (!bl.m) { // matrix units take bigger blocks: their operands are 16-bit in shared memory
     const tessera::TargetDesc target = dev.target();
-    const bool coopLanes = std::is_same_v<T, f16> && target.chip.find("+mma-lanes") != std::string::npos;
+    const bool coopLanes = std::is_same_v<T, f16> && tessera::hasMmaLanes(target.chip);
     bl = (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages}
                                                                              : Blocks{16, 16, bl.stages};
   }

@@ -10,19 +10,7 @@
 # sweep.
 set -u
 source "$(dirname "$0")/gpu-setup.sh" gpu-dot-quick.log; S=.gpu-stage
-python3 - <<'PY'
-import torch, triton.testing as tt
-import torch.nn.functional as F
-torch.backends.cuda.matmul.allow_tf32 = False
-for dtype, n in ((torch.float16, 4096), (torch.bfloat16, 4096), (torch.float16, 8192), (torch.float32, 4096)):
-    a = torch.randn(n, n, device="cuda", dtype=dtype); b = torch.randn_like(a)
-    ms = tt.do_bench(lambda: a @ b)
-    print(f"torch {str(dtype).split('.')[1]} {n}^3: {ms:.4f} ms, {2 * n**3 / ms / 1e9:.1f} TFLOP/s")
-q, k, v = (torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
-for causal in (False, True):
-    ms = tt.do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
-    print(f"torch SDPA causal={causal}: {ms:.4f} ms, {4*4*32*4096*4096*128*(0.5 if causal else 1.0) / ms / 1e9:.1f} TFLOP/s")
-PY
+python3 bench/dot_anchors.py
 m() { TESSERA_BACKEND=$1 timeout 40 $S/bin/05_matmul_aot "${@:2}" --package-dir=$S/pkgs/example 2>&1 | grep -v "matrix units"; }
 fa() { TESSERA_BACKEND=$1 timeout 40 $S/bin/06_flash_attention_aot "${@:2}" --package-dir=$S/pkgs/example 2>&1 | grep -v "matrix units"; }
 m cuda 200 130 300 --dtype=f16 --act=gelu; m cuda 1000 1000 1000 --dtype=bf16 --act=none

@@ -13,25 +13,8 @@ status=0
 echo "== tessera devices --probe (matrix units after the self-test, twice: the second reads its record)"
 $S/bin/tessera devices --probe | grep -E "^device|backend|matrix units|denormals" || status=1
 $S/bin/tessera devices --probe | grep -E "matrix units" || status=1
-echo "== anchor: PyTorch (cuBLAS) matmul, same GPU (f32 without tf32); the anchors run first, so that a time limit never cuts them"
-python3 - <<'PY' || status=1
-import torch, triton.testing as tt
-torch.backends.cuda.matmul.allow_tf32 = False
-for dtype, n in ((torch.float16, 4096), (torch.bfloat16, 4096), (torch.float16, 8192), (torch.float32, 4096)):
-    a = torch.randn(n, n, device="cuda", dtype=dtype); b = torch.randn_like(a)
-    ms = tt.do_bench(lambda: a @ b)
-    print(f"torch {str(dtype).split('.')[1]} {n}^3: {ms:.4f} ms, {2 * n**3 / ms / 1e9:.1f} TFLOP/s")
-PY
-echo "== anchor: PyTorch SDPA (flash) f16, batch 4, 32 heads, seq 4096, head dim 128, same GPU"
-python3 - <<'PY' || status=1
-import torch, triton.testing as tt
-import torch.nn.functional as F
-q, k, v = (torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
-for causal in (False, True):
-    ms = tt.do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
-    flops = 4 * 4 * 32 * 4096 * 4096 * 128 * (0.5 if causal else 1.0)
-    print(f"torch SDPA causal={causal}: {ms:.4f} ms, {flops / ms / 1e9:.1f} TFLOP/s")
-PY
+echo "== anchors: PyTorch (cuBLAS) matmul (f32 without tf32) and SDPA (flash), same GPU; first, so that a time limit never cuts them"
+python3 bench/dot_anchors.py || status=1
 for backend in ${TESSERA_DOT_BACKENDS:-cuda vulkan}; do
   echo "== 05_matmul and 06_flash_attention, TESSERA_BACKEND=$backend"
   for run in "200 130 300 --dtype=f16 --act=gelu" "65 17 33 --dtype=bf16 --act=relu --portable" \

@@ -511,6 +511,21 @@ SmallVector<Value> aFragmentWords(OpBuilder &b, Location loc, const TileLowering
   return words;
 }
 
+/// Where A's tile row `row` is staged so that each 16-row block of the accumulator layout is 16
+/// contiguous rows: tile row q R + 8 wr + g (q = 2p + h, R = 8 Wr over Wr subgroups down the rows)
+/// is row g + 8h of block (p, wr), at staged row 16 (p Wr + wr) + 8h + g. Cooperative matrices
+/// load one such block at a time (the warpgroup units' placeA puts rows in the same places, 4
+/// blocks at a time).
+Value accumulatorBlockRow(OpBuilder &x, Location xl, const TileLowering &lw, Value row, int64_t Wr) {
+  auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
+  Value q = arith::DivUIOp::create(x, xl, row, c(8 * Wr)); // row repetition 2p + h
+  Value wr = arith::RemUIOp::create(x, xl, arith::DivUIOp::create(x, xl, row, c(8)), c(Wr));
+  Value block = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::DivUIOp::create(x, xl, q, c(2)), c(Wr)), wr);
+  Value within = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, q, c(2)), c(8)),
+                                       arith::RemUIOp::create(x, xl, row, c(8)));
+  return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, block, c(16)), within);
+}
+
 /// tile.dot on matrix units (fast mode). The accumulator is already in registers in the units'
 /// layout (TileLowering::mmaShapes, mmaAccumulatorLayout): thread element (rep 2p + h, rep j, v)
 /// is element 2h + v of lane l's C fragment of 16 x 8 block (p, j) of its subgroup (wr, wc) on
@@ -727,7 +742,9 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
     Value panel = arith::DivUIOp::create(x, xl, col, c(x, xl, w));
     return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, panel, c(x, xl, rows * w)), at);
   };
-  // A's tile row L = q R + 8 wr + g (q = 2p + h) at staged row 64 (p W/4 + wr / 4) + 16 (wr % 4) + 8h + g.
+  // A's tile row L = q R + 8 wr + g (q = 2p + h) at staged row 64 (p W/4 + wr / 4) + 16 (wr % 4) + 8h + g:
+  // accumulatorBlockRow's row, written by groups of 4 subgroups as the units read them (the
+  // arithmetic of the measured kernels, docs/bench.md).
   Placement placeA = [&, W, R, groupsOfWarps](OpBuilder &x, Location xl, Value row, Value col) -> Value {
     Value q = arith::DivUIOp::create(x, xl, row, c(x, xl, R));
     Value wr = arith::RemUIOp::create(x, xl, arith::DivUIOp::create(x, xl, row, c(x, xl, 8)), c(x, xl, W));
@@ -830,8 +847,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
 /// 8 (C j + wc); a lane's 8 values go into a cooperative matrix and come back out by index
 /// (insert/extract_thread_local: element i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2),
 /// as NVIDIA's driver places them). So that each block is 16 contiguous rows and columns of the
-/// staged operands, A is staged with its rows permuted (tile row qR + 8wr + g at staged row
-/// 16 ((q / 2) Wr + wr) + 8 (q % 2) + g) and B with its groups of 8 columns permuted (group
+/// staged operands, A is staged with its rows permuted (accumulatorBlockRow) and B with its
+/// groups of 8 columns permuted (group
 /// C j + wc at staged group wc G + j, G groups per subgroup): K x N row-major, or, where it comes
 /// N x K (transpose_b), as it comes, read column-major. Rows are padded by 16 bytes, so that
 /// the 8 rows of 16 bytes the units read at once fall in different banks, and each thread
@@ -846,7 +863,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
       !lw.mmaShapes.count({M, N}) || K % unit->k || lw.target.subgroupSize() != 32)
     return std::nullopt;
   const BlockedLayout la = lw.layoutOf(aType), lb = lw.layoutOf(bType), lc = lw.layoutOf(cType);
-  const int64_t C = lc.hasWarpGrid() ? lc.warpsPer[1] : 1, Wr = lw.threads / 32 / C, R = lc.threadsPer[0];
+  const int64_t C = lc.hasWarpGrid() ? lc.warpsPer[1] : 1, Wr = lw.threads / 32 / C;
   const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], blockCols = groups / 2;
   if (groups % 2)
     return std::nullopt;
@@ -856,16 +873,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     return std::nullopt;
 
   auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
-  // Staged row of tile row `row` of A, and staged column of B's column `col`.
-  auto aRow = [&](OpBuilder &x, Location xl, Value row) -> Value {
-    Value q = arith::DivUIOp::create(x, xl, row, c(x, xl, R)); // row repetition 2p + h
-    Value wr = arith::RemUIOp::create(x, xl, arith::DivUIOp::create(x, xl, row, c(x, xl, 8)), c(x, xl, Wr));
-    Value block = arith::AddIOp::create(
-        x, xl, arith::MulIOp::create(x, xl, arith::DivUIOp::create(x, xl, q, c(x, xl, 2)), c(x, xl, Wr)), wr);
-    Value within = arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, arith::RemUIOp::create(x, xl, q, c(x, xl, 2)), c(x, xl, 8)),
-                                         arith::RemUIOp::create(x, xl, row, c(x, xl, 8)));
-    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, block, c(x, xl, 16)), within);
-  };
+  // Staged column of B's column `col`.
   auto bCol = [&](OpBuilder &x, Location xl, Value col) -> Value {
     if (C == 1)
       return col;
@@ -878,7 +886,8 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   };
   auto aIndex = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
     Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
-    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, aRow(x, xl, row), c(x, xl, lda)), col);
+    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, accumulatorBlockRow(x, xl, lw, row, Wr), c(x, xl, lda)),
+                                 col);
   };
   auto bIndex = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
     Value row = lw.elementCoord(x, xl, lb, e, 0), col = lw.elementCoord(x, xl, lb, e, 1);

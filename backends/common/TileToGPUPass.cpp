@@ -243,8 +243,8 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       const bool warpgroup = runsOnWarpgroupUnits(dot, lowering);
       if (warpgroup)
         lowering.warpgroupDots[dot.getOperation()] = accumulatesAcrossLoop(dot);
-      // Cooperative matrices take 16 columns at a time (lowerWithCoopMatrixLanes).
-      const int64_t blockCols = lanes ? 16 : 8;
+      // Each subgroup's columns: whole blocks of the units (mma.sync 8, cooperative matrices 16).
+      const int64_t blockCols = lanes ? coop->n : unit->n;
       const bool grid = !reduces && !warpgroup;
       int64_t cols = grid ? mmaWarpCols(shape, threads, blockCols) : 1;
       if (auto it = lowering.mmaShapes.find(shape); it != lowering.mmaShapes.end())

@@ -78,7 +78,7 @@ TEST_CASE("fast f16 dots on the chip vulkan1.3+coopmat run on cooperative matric
   CHECK(validateSpirv(spirvWords(add)).ok());
 }
 
-TEST_CASE("the chips with cooperative matrices are known targets; others are refused with the list") {
+TEST_CASE("the chips with cooperative matrices are known targets, others are refused with the list") {
   for (bool soft : {false, true})
     for (bool coop : {false, true})
       CHECK(validateTarget(spirvTarget(16, soft, coop)).ok());
