@@ -205,7 +205,8 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     return Status();
   {
     PassManager pm(ctx);
-    // PTX keeps f32 `/` and fma: div.rn and fma.rn are correctly rounded.
+    // PTX keeps f32 `/` and fma: div.rn and fma.rn are correctly rounded (fast mode's `/` is
+    // div.full: lowerGPUToNVVM).
     backend::addTilePasses(pm, kernel.numerics() == Numerics::Portable, target.kind == TargetKind::PTX);
     if (failed(pm.run(*module)))
       return diags.failure(what);
@@ -225,6 +226,8 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    if (hasMmaLanes(target.chip)) // cooperative matrices in mma.sync's lanes: accumulators stay matrices in loops
+      pm.addPass(backend::createCarryMmaMatrices({target.subgroupSize}));
     if (failed(pm.run(*module)))
       return diags.failure(what);
   }
@@ -240,7 +243,8 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
   if (target.kind == TargetKind::PTX) {
     if (stop == Stage::SPIRVMLIR || stop == Stage::SPIRV)
       return Status(StatusCode::InvalidArgument, std::string("stage '") + toString(*stop) + "' is for SPIR-V targets");
-    if (failed(backend::lowerGPUToNVVM(*module, target.chip, target.ptxVersion)))
+    if (failed(backend::lowerGPUToNVVM(*module, target.chip, target.ptxVersion,
+                                       /*fastDivision=*/kernel.numerics() == Numerics::Fast)))
       return diags.failure(what, StatusCode::Internal);
     if (done(Stage::NVVM))
       return Status();

@@ -36,8 +36,10 @@ struct Problem {
 
 /// The problems of one run: three sizes or more per kernel, each in fast and portable mode, with
 /// warps chosen for devices of `subgroup` threads per warp. `smoke` gives small sizes that run in
-/// seconds on a CPU Vulkan driver. `addSizes`, when not empty, replaces the vector add's sizes.
-std::vector<Problem> problems(bool smoke, uint32_t subgroup, const std::vector<int64_t> &addSizes = {});
+/// seconds on a CPU Vulkan driver. `addSizes`, when not empty, replaces the vector add's sizes;
+/// `rowWarps`, when not 0, the warps of the row kernels (softmax, layernorm) for every size.
+std::vector<Problem> problems(bool smoke, uint32_t subgroup, const std::vector<int64_t> &addSizes = {},
+                              uint32_t rowWarps = 0);
 
 int nextPow2(int64_t n);
 

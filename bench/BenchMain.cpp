@@ -37,6 +37,8 @@ kernel is checked against a CPU reference before it is timed.
   --rotate-mib=N      rotate argument sets through at least N MiB (default 1024; --smoke 4)
   --add-sizes=LIST    the vector add's element counts instead of 2^20,2^24,2^28 ("2^26,100000")
   --seed=N            the input seed (default: random, printed)
+  --warps=N           the row kernels' (softmax, layernorm) warps per program, 1 to 32, instead of
+                      the per-size choice (to measure others)
   --packages=DIR      read the kernels from DIR/<kernel>_b<BLOCK>_w<warps>_<mode>_sg<subgroup>.tspkg (-aot)
   --write-packages=DIR  also write each kernel's package for every target there (tessera-bench)
   --subgroups=LIST    with --compile-only: the subgroup sizes to compile for (default 8,32; 32 adds PTX)
@@ -59,6 +61,7 @@ int main(int argc, char **argv) {
   bool compileOnly = false;
   std::vector<uint32_t> subgroups{8, 32};
   std::vector<int64_t> addSizes;
+  uint32_t rowWarps = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) return std::fputs(kUsage, stdout), 0;
@@ -69,6 +72,13 @@ int main(int argc, char **argv) {
       if (mode != "fast" && mode != "portable") return std::fprintf(stderr, "tessera-bench: --mode is fast or portable\n"), 2;
     } else if (flag(a, "--json=", opt.json)) {}
     else if (flag(a, "--rotate-mib=", value)) opt.rotateMiB = std::strtoull(value.c_str(), nullptr, 10);
+    else if (flag(a, "--warps=", value)) {
+      char *rest = nullptr;
+      long w = std::strtol(value.c_str(), &rest, 10);
+      if (value.empty() || *rest || w < 1 || w > 32)
+        return std::fprintf(stderr, "tessera-bench: --warps: '%s' is not a warp count from 1 to 32\n", value.c_str()), 2;
+      rowWarps = uint32_t(w);
+    }
     else if (flag(a, "--seed=", value)) opt.seed = uint32_t(std::strtoul(value.c_str(), nullptr, 10));
     else if (flag(a, "--packages=", opt.packageDir)) {}
     else if (flag(a, "--write-packages=", writeDir)) {}
@@ -110,7 +120,7 @@ int main(int argc, char **argv) {
   const std::vector<uint32_t> forSubgroups =
       compileOnly ? subgroups : std::vector<uint32_t>{dev.backendInfo().subgroupSize};
   for (uint32_t sg : forSubgroups)
-    for (const Problem &p : problems(opt.smoke, sg, addSizes))
+    for (const Problem &p : problems(opt.smoke, sg, addSizes, rowWarps))
       if ((filter.empty() || p.work.find(filter) != std::string::npos) && (mode.empty() || p.mode() == mode))
         work.push_back(p);
 

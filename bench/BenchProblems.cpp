@@ -28,16 +28,19 @@ Grid Problem::grid() const {
 namespace {
 
 // Row kernels hold a row in registers. Threads per row (then warps for the device's subgroup
-// size), chosen from H200 measurements (docs/bench.md): softmax 128 threads up to 2048 columns,
-// 256 up to 4096, 512 beyond (16 and 32 values per thread ran best); layernorm 8 values per thread
-// up to 1024 threads (with 16 or 32 values per thread it needed 144 registers, one program per SM).
+// size), from the H100 sweep of 2026-12-05 (run 25, docs/bench.md: 4, 8, 16 and 32 warps through
+// both backends). Softmax: 128 threads up to 2048 columns, 256 up to 4096, 512 beyond (256 at
+// 16384 ran as fast through CUDA and 8% faster through Vulkan, but its 64 values per thread
+// take 250 ms to compile to PTX here, against 70-100). Layernorm: 16 values per thread, 128 to
+// 1024 threads (8 values, the earlier choice, ran 1290 GB/s at 8192 columns through CUDA against
+// 2373; 32 values need 134 registers, one program per SM).
 uint32_t warpsFor(int64_t threads, uint32_t subgroup) {
   return uint32_t(std::clamp<int64_t>(threads / int64_t(subgroup), 1, 32));
 }
 uint32_t softmaxWarps(int block, uint32_t subgroup) {
   return warpsFor(block <= 2048 ? 128 : block <= 4096 ? 256 : 512, subgroup);
 }
-uint32_t layernormWarps(int block, uint32_t subgroup) { return warpsFor(std::clamp<int64_t>(block / 8, 32, 1024), subgroup); }
+uint32_t layernormWarps(int block, uint32_t subgroup) { return warpsFor(std::clamp<int64_t>(block / 16, 128, 1024), subgroup); }
 
 std::string pow2Name(int64_t n) {
   int k = 0;
@@ -47,7 +50,7 @@ std::string pow2Name(int64_t n) {
 
 } // namespace
 
-std::vector<Problem> problems(bool smoke, uint32_t subgroup, const std::vector<int64_t> &addSizes) {
+std::vector<Problem> problems(bool smoke, uint32_t subgroup, const std::vector<int64_t> &addSizes, uint32_t rowWarps) {
   std::vector<Problem> out;
   auto both = [&](Problem p) {
     out.push_back(p);
@@ -64,12 +67,13 @@ std::vector<Problem> problems(bool smoke, uint32_t subgroup, const std::vector<i
   const std::vector<int64_t> layernormCols = smoke ? std::vector<int64_t>{100, 1000, 1024} : std::vector<int64_t>{1000, 4096, 8192};
   for (int64_t cols : softmaxCols) {
     int block = nextPow2(cols);
-    both({"softmax f32 " + std::to_string(rows) + "x" + std::to_string(cols), "softmax", rows, cols, block, softmaxWarps(block, subgroup), false, subgroup});
+    both({"softmax f32 " + std::to_string(rows) + "x" + std::to_string(cols), "softmax", rows, cols, block,
+          rowWarps ? rowWarps : softmaxWarps(block, subgroup), false, subgroup});
   }
   for (int64_t cols : layernormCols) {
     int block = nextPow2(cols);
     both({"layernorm f16 " + std::to_string(rows) + "x" + std::to_string(cols), "layernorm", rows, cols, block,
-          layernormWarps(block, subgroup), false, subgroup});
+          rowWarps ? rowWarps : layernormWarps(block, subgroup), false, subgroup});
   }
   return out;
 }

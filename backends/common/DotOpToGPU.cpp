@@ -145,9 +145,10 @@ using Placement = std::function<Value(OpBuilder &, Location, Value row, Value co
 /// keeping the writes of a dot in a loop from overtaking the reads of the previous iteration.
 /// Returns the arrays; the caller has checked that they fit.
 /// With `asyncReaders` the readers are the target's asynchronous units (wgmma): each thread
-/// fences its writes for them before the last barrier.
+/// fences its writes for them before the last barrier. Without `leadingBarrier` the writes go
+/// first (the caller keeps them from overtaking earlier reads: alternating halves).
 SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw, ArrayRef<StagedTile> tiles,
-                              bool asyncReaders = false, int64_t align = 16) {
+                              bool asyncReaders = false, int64_t align = 16, bool leadingBarrier = true) {
   auto elemOf = [](const StagedTile &t) { return t.storeAs ? t.storeAs : t.type.getElementType(); };
   SmallVector<Value> buffers;
   for (const StagedTile &t : tiles) {
@@ -196,7 +197,8 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
       writeBeforeLoop(r, loc, lw, t.before, allBefore, [&](OpBuilder &w, Location wl) { write(t, buf, w, wl); });
   if (allBefore)
     return buffers;
-  lw.barrier(r, loc);
+  if (leadingBarrier)
+    lw.barrier(r, loc);
   bool copied = false;
   for (auto [t, buf] : llvm::zip(tiles, buffers))
     if (t.copy) {
@@ -284,17 +286,24 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
     const int64_t offset = l.staticCoord(e, 0) * ld + l.staticCoord(e, 1);
     return offset ? Value(arith::AddIOp::create(r, loc, base, lw.i32(r, loc, offset))) : base;
   };
+  // One branch for all the thread's runs (as loads take, LoadStoreOpToGPU.cpp): where every run
+  // is whole, all the copies in one block; otherwise every element on its own. A branch per run
+  // cost the wgmma matmul a fifth of its speed (run 26, docs/bench.md).
+  Value whole;
   for (int64_t j = 0; j < l.perThread(); j += vec) {
-    auto branch = scf::IfOp::create(r, loc, wholeRunCondition(r, loc, offsets, mask, size_t(j), vec), true);
-    OpBuilder::InsertionGuard inner(r);
-    r.setInsertionPoint(branch.thenBlock()->getTerminator());
-    lw.target.asyncCopy(r, loc, shared, at(j), buffer, offsets[j], elem, 16);
-    r.setInsertionPoint(branch.elseBlock()->getTerminator());
-    for (int64_t e = j; e < j + vec; ++e)
-      lw.target.storeShared(r, loc, shared, at(e),
-                            loadMaskedElement(r, loc, lw.target, buffer, offsets[e], mask.empty() ? Value() : mask[e],
-                                              other.empty() ? zero : other[e], elem));
+    Value run = wholeRunCondition(r, loc, offsets, mask, size_t(j), vec);
+    whole = whole ? Value(arith::AndIOp::create(r, loc, whole, run)) : run;
   }
+  auto branch = scf::IfOp::create(r, loc, whole, true);
+  OpBuilder::InsertionGuard inner(r);
+  r.setInsertionPoint(branch.thenBlock()->getTerminator());
+  for (int64_t j = 0; j < l.perThread(); j += vec)
+    lw.target.asyncCopy(r, loc, shared, at(j), buffer, offsets[j], elem, 16);
+  r.setInsertionPoint(branch.elseBlock()->getTerminator());
+  for (int64_t e = 0; e < l.perThread(); ++e)
+    lw.target.storeShared(r, loc, shared, at(e),
+                          loadMaskedElement(r, loc, lw.target, buffer, offsets[e], mask.empty() ? Value() : mask[e],
+                                            other.empty() ? zero : other[e], elem));
 }
 
 /// The staging of a pipelined dot on matrix units (DotStaging::maxStages > 1). Each operand copied
@@ -869,10 +878,37 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     return std::nullopt;
   const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, pad = 16 / inBytes;
   const int64_t lda = K + pad, bRows = transB ? N : K, ldb = (transB ? K : N) + pad;
-  if (lw.sharedBytes + (M * lda + bRows * ldb) * inBytes > unit->sharedLimit)
+  const int64_t aCount = M * lda, bCount = bRows * ldb;
+  if (lw.sharedBytes + (aCount + bCount) * inBytes > unit->sharedLimit)
     return std::nullopt;
 
   auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
+  // A dot in a loop stages the operands that change in it in two halves where they fit (one
+  // staged before the loop, invariantLoop, needs one), iteration t in half t % 2, with one
+  // barrier per iteration, between its writes and its reads: an iteration writes the half that
+  // the iteration before last read, and every thread has finished those reads when it passes
+  // the last iteration's barrier. A barrier before the loop ends the reads of an earlier run of
+  // it (inside an outer loop).
+  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  const bool aVaries = !invariantLoop(op, op.getA()), bVaries = !invariantLoop(op, op.getB());
+  const bool halves = loop && (aVaries || bVaries) &&
+                      lw.sharedBytes + ((aVaries ? 2 : 1) * aCount + (bVaries ? 2 : 1) * bCount) * inBytes <=
+                          unit->sharedLimit;
+  Value aHalf, bHalf; // where this iteration's half starts, for an operand in halves
+  if (halves) {
+    {
+      OpBuilder::InsertionGuard guard(r);
+      r.setInsertionPoint(loop);
+      lw.barrier(r, loc);
+    }
+    Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, loop.getInductionVar(), loop.getLowerBound()),
+                                     loop.getStep());
+    Value parity = arith::AndIOp::create(r, loc, t, c(r, loc, 1));
+    if (aVaries)
+      aHalf = arith::MulIOp::create(r, loc, parity, c(r, loc, aCount));
+    if (bVaries)
+      bHalf = arith::MulIOp::create(r, loc, parity, c(r, loc, bCount));
+  }
   // Staged column of B's column `col`.
   auto bCol = [&](OpBuilder &x, Location xl, Value col) -> Value {
     if (C == 1)
@@ -884,22 +920,30 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, staged, c(x, xl, 8)),
                                  arith::RemUIOp::create(x, xl, col, c(x, xl, 8)));
   };
+  auto halfOf = [&](OpBuilder &x, Location xl, Value half, Value v) -> Value {
+    return half ? Value(arith::AddIOp::create(x, xl, v, half)) : v;
+  };
   auto aIndex = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
     Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
-    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, accumulatorBlockRow(x, xl, lw, row, Wr), c(x, xl, lda)),
-                                 col);
+    return halfOf(x, xl, aHalf,
+                  arith::AddIOp::create(
+                      x, xl, arith::MulIOp::create(x, xl, accumulatorBlockRow(x, xl, lw, row, Wr), c(x, xl, lda)), col));
   };
   auto bIndex = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
     Value row = lw.elementCoord(x, xl, lb, e, 0), col = lw.elementCoord(x, xl, lb, e, 1);
     if (transB) // b is N x K: its row is a column of B
-      return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, bCol(x, xl, row), c(x, xl, ldb)), col);
-    return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, c(x, xl, ldb)), bCol(x, xl, col));
+      return halfOf(x, xl, bHalf,
+                    arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, bCol(x, xl, row), c(x, xl, ldb)), col));
+    return halfOf(x, xl, bHalf,
+                  arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, c(x, xl, ldb)), bCol(x, xl, col)));
   };
   const int64_t aUnit = la.vec % 4 == 0 ? 4 : 1, bUnit = lb.vec % 4 == 0 ? 4 : 1;
+  const int64_t aCopies = halves && aVaries ? 2 : 1, bCopies = halves && bVaries ? 2 : 1;
   SmallVector<Value> staged =
       stageTiles(r, loc, lw,
-                 {{aType, a, {lda, 1}, aIndex, M * lda, invariantLoop(op, op.getA()), {}, nullptr, aUnit},
-                  {bType, b, {ldb, 1}, bIndex, bRows * ldb, invariantLoop(op, op.getB()), {}, nullptr, bUnit}});
+                 {{aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), {}, nullptr, aUnit},
+                  {bType, b, {ldb, 1}, bIndex, bCopies * bCount, invariantLoop(op, op.getB()), {}, nullptr, bUnit}},
+                 /*asyncReaders=*/false, /*align=*/16, /*leadingBarrier=*/!halves);
   Value sa = staged[0], sb = staged[1];
 
   MLIRContext *ctx = r.getContext();
@@ -923,9 +967,11 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   Value warp = arith::DivUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 32));
   Value wr = arith::DivUIOp::create(r, loc, warp, lw.i32(r, loc, C));
   // The subgroup's first staged row of A, and its first staged column of B (16 G/2 wc).
-  Value aFirst = arith::MulIOp::create(r, loc, arith::MulIOp::create(r, loc, wr, lw.i32(r, loc, 16)), lw.i32(r, loc, lda));
-  Value bFirst = arith::MulIOp::create(r, loc, arith::RemUIOp::create(r, loc, warp, lw.i32(r, loc, C)),
-                                       lw.i32(r, loc, 8 * groups * (transB ? ldb : 1)));
+  Value aFirst = halfOf(r, loc, aHalf,
+                        arith::MulIOp::create(r, loc, arith::MulIOp::create(r, loc, wr, lw.i32(r, loc, 16)), lw.i32(r, loc, lda)));
+  Value bFirst = halfOf(r, loc, bHalf,
+                        arith::MulIOp::create(r, loc, arith::RemUIOp::create(r, loc, warp, lw.i32(r, loc, C)),
+                                              lw.i32(r, loc, 8 * groups * (transB ? ldb : 1))));
   Value zero = arith::ConstantOp::create(r, loc, r.getZeroAttr(accElem));
   auto cidx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(r, loc, v); };
   SmallVector<Value> cm; // block (p, jj) at p * blockCols + jj

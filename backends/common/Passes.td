@@ -4,6 +4,23 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CarryMmaMatrices : Pass<"carry-mma-matrices", "mlir::ModuleOp"> {
+  let summary = "Carry cooperative-matrix accumulators across loops instead of their lanes' scalars";
+  let description = [{
+    A fast dot on cooperative matrices in mma.sync's lanes (`--coopmat=lanes`) builds each
+    16 x 16 accumulator block from the thread's scalars and takes them back out after its
+    products. In an `scf.for` that only carries such a block from one dot to the next (each
+    scalar argument used by its `gpu.subgroup_mma_insert_thread_local` alone, and yielding the
+    element extracted at the same index of one matrix), the loop carries the matrix instead:
+    built once before the loop, its elements extracted once after it.
+  }];
+  let options = [
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"32",
+           "lanes of a subgroup: a block of R x C elements has R * C / subgroup-size per lane">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
   let summary = "Lower tile kernels to per-thread gpu.func kernels for one target";
   let description = [{

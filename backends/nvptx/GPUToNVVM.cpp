@@ -15,6 +15,8 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -49,7 +51,24 @@ void registerNVPTXBackend(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
 }
 
-LogicalResult lowerGPUToNVVM(ModuleOp module, const std::string &chip, uint32_t ptxVersion) {
+/// Fast mode's f32 division: `div.full.f32` (llvm.nvvm.div.full), at most 2 ULP from the quotient
+/// over the whole range, inside fast mode's budget of 3 (docs/numerics.md). The default, div.rn,
+/// rounds correctly through a refinement and a slow path per division (portable mode keeps it).
+static void approximateDivisions(ModuleOp module) {
+  module.walk([](arith::DivFOp op) {
+    if (!op.getType().isF32())
+      return;
+    OpBuilder b(op);
+    auto full = LLVM::CallIntrinsicOp::create(b, op.getLoc(), b.getF32Type(), b.getStringAttr("llvm.nvvm.div.full"),
+                                              ValueRange{op.getLhs(), op.getRhs()});
+    op.replaceAllUsesWith(full.getResult(0));
+    op.erase();
+  });
+}
+
+LogicalResult lowerGPUToNVVM(ModuleOp module, const std::string &chip, uint32_t ptxVersion, bool fastDivision) {
+  if (fastDivision)
+    approximateDivisions(module);
   PassManager pm(module.getContext());
   GpuNVVMAttachTargetOptions attach;
   attach.chip = chip;

@@ -7,13 +7,26 @@
 // 64 + 8, both in arrays of 4-element vectors (one 8-byte store per 4 elements; the loads'
 // strides count vectors: 40 / 4 = 10 and 72 / 4 = 18). Two 16-deep steps: 4 loads of A, 4 of B,
 // 8 products. B's groups of 8 columns are permuted (subgroup column wc's groups side by side).
-// CHECK-DAG: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<640 x vector<4xf16>>)>, Workgroup>
-// CHECK-DAG: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<576 x vector<4xf16>>)>, Workgroup>
+// The loop carries the subgroup's 4 accumulator blocks as cooperative matrices (carry-mma-matrices).
+// Both operands change in the loop and fit twice (2 x 9728 bytes): iteration t writes half t % 2,
+// so one barrier per iteration, between the writes and the reads, is enough (the arrays hold
+// 2 x 640 and 2 x 576 vectors), plus one before the loop.
+// CHECK-DAG: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<1280 x vector<4xf16>>)>, Workgroup>
+// CHECK-DAG: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<1152 x vector<4xf16>>)>, Workgroup>
 // CHECK-LABEL: spirv.func @grid
+// CHECK: spirv.ControlBarrier
 // CHECK: spirv.mlir.loop
+// CHECK-NEXT: spirv.Branch ^bb1(%{{.*}} : i32, !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>, !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>, !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>, !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>)
+// CHECK-NOT: spirv.ControlBarrier
+// CHECK: %[[T:.*]] = spirv.UDiv
+// CHECK: %[[PARITY:.*]] = spirv.BitwiseAnd %[[T]], %{{.*}}
+// CHECK: spirv.IMul %[[PARITY]], %{{.*}}2560
+// CHECK: spirv.IMul %[[PARITY]], %{{.*}}2304
+// CHECK-NOT: spirv.ControlBarrier
 // CHECK-COUNT-4: spirv.Store "Workgroup" %{{.*}}, %{{.*}} : vector<4xf16>
 // CHECK-NOT: spirv.Store "Workgroup" %{{.*}}, %{{.*}} : f16
 // CHECK: spirv.ControlBarrier
+// CHECK-NOT: spirv.ControlBarrier
 // CHECK-COUNT-2: spirv.KHR.CooperativeMatrixLoad %{{.*}}, %cst10_i32{{.*}}, <RowMajor> : !spirv.ptr<vector<4xf16>, Workgroup>, i32 -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
 // CHECK-COUNT-2: spirv.KHR.CooperativeMatrixLoad %{{.*}}, %cst18_i32{{.*}}, <RowMajor> : !spirv.ptr<vector<4xf16>, Workgroup>, i32 -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixB>
 // CHECK-COUNT-4: spirv.KHR.CooperativeMatrixMulAdd

@@ -14,7 +14,8 @@
 // iterations ahead (4 stages), leaving the stage of the batch in flight alone, and the last batch
 // is waited for after the loop. Descriptors: A's leading offset is unused
 // (1 << 16), its high word 512 / 16 | 2 << 30; B's leading offset 4096 / 16 << 16, its high word
-// 1024 / 16 | 1 << 30.
+// 1024 / 16 | 1 << 30. A thread's two 16-byte runs of A are copied behind one branch (both
+// whole), not one each.
 
 // CHECK-DAG: llvm.mlir.global internal @[[SA:__tessera_shared_[0-9]+]]() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<8192 x f16>
 // CHECK-DAG: llvm.mlir.global internal @[[SB:__tessera_shared_[0-9]+]]() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<8192 x f16>
@@ -25,6 +26,8 @@
 // CHECK: nvvm.cp.async.wait.group 1
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// CHECK-NOT: scf.if
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NOT: nvvm.ldmatrix

@@ -105,3 +105,21 @@ TEST_CASE("emit.does_not_change_the_kernel") {
   Artifact a = require(compileArtifact(k, spirvTarget(32)), "compile after emit");
   CHECK(validateSpirv(spirvWords(a)).ok());
 }
+
+TEST_CASE("emit.f32 division is div.full in fast mode and div.rn in portable mode (PTX)") {
+  // out = x / y: fast mode's budget for `/` is 3 ULP (docs/numerics.md), so the PTX divides with
+  // div.full.f32 (2 ULP over the whole range, as Triton does); portable mode rounds correctly.
+  for (Numerics mode : {Numerics::Fast, Numerics::Portable}) {
+    auto divide = [](tl::Ptr<float> x, tl::Ptr<float> y, tl::Ptr<float> out, tl::Scalar<int32_t> n) {
+      tl::Tile offs = tl::program_id(0) * 128 + tl::arange(0, 128);
+      tl::Tile mask = offs < n;
+      tl::store(out + offs, tl::load(x + offs, mask) / tl::load(y + offs, mask), mask);
+    };
+    TracedKernel k = require(trace("divide", divide, {.numWarps = 1, .numerics = mode}), "trace");
+    std::string ptx = emitted(k, nvptxTarget("sm_90"), Stage::PTX);
+    INFO(toString(mode), " PTX:\n", ptx);
+    const bool fast = mode == Numerics::Fast;
+    CHECK(contains(ptx, "div.full.f32") == fast);
+    CHECK(contains(ptx, "div.rn.f32") == !fast);
+  }
+}
