@@ -23,7 +23,7 @@ Grid Problem::grid() const {
   // As few lines of programs as fit, each as short as covers them all: 2^18 programs are 5 lines
   // of 52429 (one program idle), not 5 of 65535 (65531 idle programs to launch).
   const uint64_t programs = kernel == "add" ? (uint64_t(cols) + block - 1) / block : uint64_t(rows);
-  const uint64_t lines = (programs + 65534) / 65535;
+  const uint64_t lines = std::max<uint64_t>(1, (programs + 65534) / 65535);
   return {uint32_t((programs + lines - 1) / lines), uint32_t(lines), 1};
 }
 
