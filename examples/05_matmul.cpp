@@ -291,9 +291,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
       return matmul.launch(grid, {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)});
     });
     if (!seconds) return fail("timing", seconds.status());
-    const double median = (*seconds)[seconds->size() / 2], flops = 2.0 * M * N * K;
-    std::printf("timed %d launches: median %.4f ms, %.2f TFLOP/s (fastest %.2f, slowest %.2f)\n", repeat, median * 1e3,
-                flops / median / 1e12, flops / seconds->front() / 1e12, flops / seconds->back() / 1e12);
+    printTflops(repeat, *seconds, 2.0 * M * N * K);
   }
 
 #ifndef TESSERA_EXAMPLE_AOT

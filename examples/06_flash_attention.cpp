@@ -211,10 +211,7 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
       return attn->launch(grid, {bufs[0], bufs[1], bufs[2], bufs[3], int32_t(seq), scale});
     });
     if (!seconds) return fail("timing", seconds.status());
-    const double median = (*seconds)[seconds->size() / 2];
-    const double flops = 4.0 * batch * heads * double(seq) * seq * D * (causal ? 0.5 : 1.0);
-    std::printf("timed %d launches: median %.4f ms, %.2f TFLOP/s (fastest %.2f, slowest %.2f)\n", repeat, median * 1e3,
-                flops / median / 1e12, flops / seconds->front() / 1e12, flops / seconds->back() / 1e12);
+    printTflops(repeat, *seconds, 4.0 * batch * heads * double(seq) * seq * D * (causal ? 0.5 : 1.0));
   }
 
 #ifndef TESSERA_EXAMPLE_AOT

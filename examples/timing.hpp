@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <vector>
 
@@ -24,4 +25,11 @@ inline tessera::Result<std::vector<double>> timeLaunches(tessera::Device &dev, i
   tessera::Result<std::vector<double>> seconds = dev.endTiming();
   if (seconds) std::sort(seconds->begin(), seconds->end());
   return seconds;
+}
+
+/// Prints R timed launches of `flops` each: the median time and TFLOP/s, the fastest and slowest.
+inline void printTflops(int repeat, const std::vector<double> &seconds, double flops) {
+  const double median = seconds[seconds.size() / 2];
+  std::printf("timed %d launches: median %.4f ms, %.2f TFLOP/s (fastest %.2f, slowest %.2f)\n", repeat, median * 1e3,
+              flops / median / 1e12, flops / seconds.front() / 1e12, flops / seconds.back() / 1e12);
 }

@@ -289,12 +289,7 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
   // One branch for all the thread's runs (as loads take, LoadStoreOpToGPU.cpp): where every run
   // is whole, all the copies in one block; otherwise every element on its own. A branch per run
   // cost the wgmma matmul a fifth of its speed (run 26, docs/bench.md).
-  Value whole;
-  for (int64_t j = 0; j < l.perThread(); j += vec) {
-    Value run = wholeRunCondition(r, loc, offsets, mask, size_t(j), vec);
-    whole = whole ? Value(arith::AndIOp::create(r, loc, whole, run)) : run;
-  }
-  auto branch = scf::IfOp::create(r, loc, whole, true);
+  auto branch = scf::IfOp::create(r, loc, allRunsWhole(r, loc, offsets, mask, vec), true);
   OpBuilder::InsertionGuard inner(r);
   r.setInsertionPoint(branch.thenBlock()->getTerminator());
   for (int64_t j = 0; j < l.perThread(); j += vec)

@@ -33,6 +33,15 @@ Value wholeRunCondition(OpBuilder &b, Location loc, ValueRange offsets, ValueRan
   return cond;
 }
 
+Value allRunsWhole(OpBuilder &b, Location loc, ValueRange offsets, ValueRange mask, int64_t vec) {
+  Value whole;
+  for (size_t j = 0; j < offsets.size(); j += size_t(vec)) {
+    Value run = wholeRunCondition(b, loc, offsets, mask, j, vec);
+    whole = whole ? Value(arith::AndIOp::create(b, loc, whole, run)) : run;
+  }
+  return whole;
+}
+
 Value loadMaskedElement(OpBuilder &b, Location loc, const TargetInfo &target, Value buffer, Value offset, Value mask,
                         Value otherwise, Type elem) {
   if (!mask)
@@ -88,12 +97,8 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
     // One branch for all the thread's runs: where every run is whole, their wide loads sit in one
     // block and are all in flight at once (a branch per run kept each load behind the previous
     // one's merge on NVIDIA's Vulkan driver); otherwise every element on its own.
-    Value whole;
-    for (size_t j = 0; j < offsets.size(); j += size_t(vec)) {
-      Value run = wholeRunCondition(r, loc, offsets, mask, j, vec);
-      whole = whole ? Value(arith::AndIOp::create(r, loc, whole, run)) : run;
-    }
-    auto branch = scf::IfOp::create(r, loc, SmallVector<Type>(offsets.size(), elem), whole, true);
+    auto branch = scf::IfOp::create(r, loc, SmallVector<Type>(offsets.size(), elem), allRunsWhole(r, loc, offsets, mask, vec),
+                                    true);
     {
       OpBuilder::InsertionGuard guard(r);
       r.setInsertionPointToStart(branch.thenBlock());

@@ -126,6 +126,10 @@ void planDotStaging(mlir::Operation *kernel, TileLowering &lowering);
 /// contiguous, the first a multiple of vec, every mask bit set (LoadStoreOpToGPU.cpp)?
 mlir::Value wholeRunCondition(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange offsets, mlir::ValueRange mask,
                               size_t j, int64_t vec);
+/// Are all the thread's runs of `vec` elements whole (wholeRunCondition of each)? Loads and copies
+/// into shared memory decide once for all their runs.
+mlir::Value allRunsWhole(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange offsets, mlir::ValueRange mask,
+                         int64_t vec);
 
 /// buffer[offset], where `mask` is set (a null mask: always), else `otherwise`: a masked-off
 /// offset, which may lie outside the buffer, is never read.
