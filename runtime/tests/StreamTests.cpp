@@ -122,6 +122,95 @@ TEST_CASE("stream.events_order_work_across_streams") {
   }
 }
 
+// Long chains of dependent launches: each reads what the one before wrote, so the commands a
+// stream batches into one submission (Vulkan, while the device is busy) must keep their order and
+// their barriers, and every host wait (an event, a synchronize, a stream's end, a cross-stream
+// wait) must see the batch submitted.
+TEST_CASE("stream.long_chains_keep_order_through_batches") {
+  auto rt = runtime();
+  for (const TargetRef &t : everyTarget(*rt)) {
+    CAPTURE(t.label);
+    std::shared_ptr<Device> dev = openTarget(*rt, t);
+    Module module;
+    Kernel add = addScalar(*dev, module);
+    const uint32_t seed = freshSeed();
+    CAPTURE(seed);
+    const size_t n = 1 << 14;
+    const std::vector<float> input = randomFloats(n, seed);
+    Buffer x = allocateOrFail(*dev, DType::F32, n), y = allocateOrFail(*dev, DType::F32, n);
+    REQUIRE(poison(y).ok());
+    // Launch i adds step(i), from x to y when i is even and back when odd.
+    auto step = [](int i) { return float(i % 7 + 1) * 0.5f; };
+    auto chain = [&](Stream &stream, int from, int to) {
+      for (int i = from; i < to; ++i) {
+        Buffer &in = i % 2 == 0 ? x : y, &out = i % 2 == 0 ? y : x;
+        REQUIRE(add.launch(gridFor(n), {in, out, step(i), int32_t(n)}, stream).ok());
+      }
+    };
+    auto expected = [&](int launches) {
+      std::vector<float> v = input;
+      for (int i = 0; i < launches; ++i)
+        for (float &e : v) e = e + step(i);
+      return v;
+    };
+    auto wrong = [](const std::vector<float> &got, const std::vector<float> &want) {
+      size_t bad = 0;
+      for (size_t i = 0; i < got.size(); ++i) bad += bitsOf(got[i]) != bitsOf(want[i]);
+      return bad;
+    };
+
+    Stream stream = newStream(*dev);
+    REQUIRE(x.uploadAsync(input.data(), n * 4, 0, stream).ok());
+    chain(stream, 0, 101); // 101 launches: the result is in y
+    std::vector<float> mid(n, -1.0f), last(n, -1.0f);
+    REQUIRE(y.downloadAsync(mid.data(), n * 4, 0, stream).ok());
+    auto midEvent = stream.record();
+    REQUIRE(midEvent.ok());
+    chain(stream, 101, 300); // the result is back in x
+    auto late = stream.record();
+    REQUIRE(late.ok());
+    REQUIRE(x.downloadAsync(last.data(), n * 4, 0, stream).ok());
+    REQUIRE(midEvent->synchronize().ok());
+    CHECK(wrong(mid, expected(101)) == 0);
+    REQUIRE(late->synchronize().ok());
+    REQUIRE(stream.synchronize().ok());
+    CHECK(wrong(last, expected(300)) == 0);
+
+    // A stream dropped with its chain enqueued finishes it first.
+    REQUIRE(x.upload(std::span<const float>(input)).ok());
+    {
+      Stream brief = newStream(*dev);
+      chain(brief, 0, 200);
+    }
+    std::vector<float> out(n);
+    REQUIRE(x.download(std::span<float>(out)).ok());
+    CHECK(wrong(out, expected(200)) == 0);
+
+    // A stream waits for another's event while work of its own is still batched: the work before
+    // the wait runs, the work after it sees the other stream's result.
+    Stream producer = newStream(*dev), consumer = newStream(*dev);
+    Buffer z = allocateOrFail(*dev, DType::F32, n), w = allocateOrFail(*dev, DType::F32, n);
+    REQUIRE(x.uploadAsync(input.data(), n * 4, 0, producer).ok());
+    chain(producer, 0, 50); // the result is in x
+    auto produced = producer.record();
+    REQUIRE(produced.ok());
+    REQUIRE(z.uploadAsync(input.data(), n * 4, 0, consumer).ok());
+    for (int i = 0; i < 60; ++i) REQUIRE(add.launch(gridFor(n), {z, z, 1.0f, int32_t(n)}, consumer).ok());
+    REQUIRE(consumer.wait(*produced).ok());
+    REQUIRE(add.launch(gridFor(n), {x, w, 0.25f, int32_t(n)}, consumer).ok());
+    std::vector<float> zs(n), ws(n);
+    REQUIRE(z.downloadAsync(zs.data(), n * 4, 0, consumer).ok());
+    REQUIRE(w.downloadAsync(ws.data(), n * 4, 0, consumer).ok());
+    REQUIRE(consumer.synchronize().ok());
+    std::vector<float> wantZ = input, wantW = expected(50);
+    for (float &e : wantZ)
+      for (int i = 0; i < 60; ++i) e = e + 1.0f;
+    for (float &e : wantW) e = e + 0.25f;
+    CHECK(wrong(zs, wantZ) == 0);
+    CHECK(wrong(ws, wantW) == 0);
+  }
+}
+
 TEST_CASE("stream.event_time_and_device_timing_on_several_streams") {
   auto rt = runtime();
   for (const TargetRef &t : everyTarget(*rt)) {

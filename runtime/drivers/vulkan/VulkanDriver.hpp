@@ -6,10 +6,12 @@
 #include "vulkan/VulkanStatus.hpp"
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 namespace tessera::vulkan {
 
@@ -66,13 +68,21 @@ struct EventTicks {
   std::atomic<uint64_t> ticks{0};
 };
 
-/// One submission of a stream: a command buffer with its descriptor pool, timestamp queries and
-/// whatever must live (or run on the host) until the device has finished it.
+/// A descriptor pool of a frame: `sets` sets of up to `perSet` storage buffers each.
+struct FramePool {
+  VkDescriptorPool handle = VK_NULL_HANDLE;
+  uint32_t perSet = 0;
+  uint32_t used = 0; // sets allocated since the frame was last reset
+};
+
+/// One submission of a stream: a command buffer holding one command or a batch of them, with
+/// its descriptor pools, timestamp queries and whatever must live (or run on the host) until the
+/// device has finished it.
 struct VulkanFrame {
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  uint32_t poolDescriptors = 0;              // storage-buffer descriptors the pool holds (one set)
+  std::vector<FramePool> pools;              // a launch's set comes from the first with room
   VkQueryPool queries = VK_NULL_HANDLE;      // two timestamps, made on first need
+  uint32_t commands = 0;                     // commands recorded (a batch has several)
   size_t timedSlot = ~size_t(0);             // the device timing slot this command fills
   uint64_t timedGeneration = 0;
   std::shared_ptr<EventTicks> eventTicks;    // an event's timestamp (query 0)
@@ -83,9 +93,13 @@ struct VulkanFrame {
 };
 
 /// The state of one stream, shared by the stream and its events: a timeline semaphore counts
-/// the stream's finished submissions. Every command is submitted when it is enqueued (work
-/// starts at once, as on CUDA); up to kMaxInFlight submissions wait on the device, then the
-/// next enqueue waits for the oldest. All members are guarded by `lock_`.
+/// the stream's finished submissions. Commands are recorded into the stream's open command
+/// buffer (a batch) and submitted at once while fewer than two of the stream's submissions are
+/// unfinished on the device (work starts at once, as on CUDA); while the device is busier, they
+/// wait in the batch, which is submitted when the device gets down to one (a helper thread of
+/// the stream waits for that), when it holds kMaxBatch commands, or before any host wait, event
+/// or stream wait. Up to kMaxInFlight submissions wait on the device, then the next one waits
+/// for the oldest. All members are guarded by `lock_`.
 class VulkanStreamCore {
 public:
   VulkanStreamCore(VulkanDevice &device, VulkanQueue &queue) : device_(device), queue_(queue) {}
@@ -93,21 +107,27 @@ public:
   Status init();
 
   static constexpr size_t kMaxInFlight = 32;
-  /// Records one command (launch, copy) into a fresh command buffer between full barriers and
-  /// submits it. `timed`: timestamps around it while device timing is on.
+  static constexpr uint32_t kMaxBatch = 64;
+  /// Records one command (launch, copy) between full barriers into the stream's batch, and
+  /// submits the batch when the device is not busy with two of the stream's submissions. A
+  /// recorder that fails must have recorded no work. `timed`: while device timing is on, the
+  /// command is its own submission with timestamps around it. With `value`, the batch is
+  /// submitted at once and `*value` is the timeline value it signals.
   using Recorder = std::function<Status(VulkanFrame &, VkCommandBuffer)>;
-  Status submit(const Recorder &record, const std::string &what, bool timed);
+  Status submit(const Recorder &record, const std::string &what, bool timed, uint64_t *value = nullptr);
   /// Submits a marker after everything so far (with a timestamp into `ticks` where the queue has
   /// timestamps) and returns its timeline value.
   Result<uint64_t> mark(const std::shared_ptr<EventTicks> &ticks);
-  /// The next submission waits for `other` to reach `value`.
-  void addWait(std::shared_ptr<VulkanStreamCore> other, uint64_t value);
+  /// The next submission waits for `other` to reach `value` (the batch so far is submitted
+  /// first, without the wait).
+  Status addWait(std::shared_ptr<VulkanStreamCore> other, uint64_t value);
   /// Host waits: until the stream reaches `value` (then finished submissions are retired: their
   /// host work runs and their resources return).
   Status waitFor(uint64_t value);
   Result<bool> reached(uint64_t value);
+  /// Submits the batch, then waits for everything submitted.
   Status synchronize();
-  /// A descriptor set for `layout` (with `buffers` storage buffers) from the frame's pool.
+  /// A descriptor set for `layout` (with `buffers` storage buffers) from the frame's pools.
   Result<VkDescriptorSet> descriptorSet(VulkanFrame &frame, VkDescriptorSetLayout layout, uint32_t buffers);
   VkSemaphore semaphore() const { return semaphore_; }
   VulkanDevice &device() const { return device_; }
@@ -119,6 +139,13 @@ private:
   void resetFrame(VulkanFrame &frame);
   Result<uint64_t> counterValue();
   Status submitLocked(VulkanFrame &frame, const std::string &what);
+  /// Ends and submits the open batch, if any.
+  Status flushLocked();
+  /// An error of a batch the helper thread submitted, returned once by the next call.
+  Status takeDeferredLocked();
+  /// The helper thread: submits the open batch once the device is down to one unfinished
+  /// submission of this stream.
+  void flushWhenIdle();
 
   VulkanDevice &device_;
   VulkanQueue &queue_;
@@ -128,7 +155,14 @@ private:
   uint64_t submitted_ = 0;                               // the last value a submission signals
   std::deque<std::unique_ptr<VulkanFrame>> inFlight_;   // submitted, in order
   std::vector<std::unique_ptr<VulkanFrame>> free_;
+  std::unique_ptr<VulkanFrame> open_;                    // the batch being recorded
+  std::string openWhat_;                                 // its first command, for errors
   std::vector<std::pair<std::shared_ptr<VulkanStreamCore>, uint64_t>> pendingWaits_;
+  Status deferred_;
+  std::thread helper_;                                   // started by the first batch left open
+  std::condition_variable wake_;                         // a batch was left open, or stopping
+  bool stopping_ = false;
+  bool helperFailed_ = false;                            // its wait failed: no more batching
 };
 
 class VulkanStream final : public detail::DriverStream {

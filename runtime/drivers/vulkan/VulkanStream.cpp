@@ -1,7 +1,11 @@
-// Vulkan streams: each command its own submission signalling the stream's timeline semaphore;
-// events are timeline values; finished submissions are retired (timestamps read, async downloads
-// copied to the host, resources recycled) by whichever thread sees them finished.
+// Vulkan streams: commands are recorded into batches, each batch one submission signalling the
+// stream's timeline semaphore, submitted at once while the device is not busy with the stream's
+// work and otherwise when it gets down to one unfinished submission (a helper thread waits for
+// that); events are timeline values; finished submissions are retired (timestamps read, async
+// downloads copied to the host, resources recycled) by whichever thread sees them finished.
 #include "vulkan/VulkanDriver.hpp"
+
+#include <algorithm>
 
 namespace tessera::vulkan {
 
@@ -41,6 +45,18 @@ Status VulkanStreamCore::init() {
 VulkanStreamCore::~VulkanStreamCore() {
   const VolkDeviceTable &vk = device_.vk();
   VkDevice dev = device_.handle();
+  auto release = [&](VulkanFrame &f) {
+    resetFrame(f);
+    for (FramePool &p : f.pools) vk.vkDestroyDescriptorPool(dev, p.handle, nullptr);
+    if (f.queries) vk.vkDestroyQueryPool(dev, f.queries, nullptr);
+  };
+  {
+    std::lock_guard<std::mutex> lock(lock_);
+    stopping_ = true;
+    (void)flushLocked(); // the stream's owner synchronized; an event's last owner may not have
+  }
+  wake_.notify_all();
+  if (helper_.joinable()) helper_.join(); // its wait ends once the device has the work done
   if (semaphore_ && submitted_) {
     VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
     wait.semaphoreCount = 1;
@@ -49,11 +65,6 @@ VulkanStreamCore::~VulkanStreamCore() {
     device_.waitSemaphores(dev, &wait, kForever);
   }
   (void)retireLocked(submitted_); // no other thread holds a core that is being destroyed
-  auto release = [&](VulkanFrame &f) {
-    resetFrame(f);
-    if (f.pool) vk.vkDestroyDescriptorPool(dev, f.pool, nullptr);
-    if (f.queries) vk.vkDestroyQueryPool(dev, f.queries, nullptr);
-  };
   for (auto &f : inFlight_) release(*f); // only where the device was lost
   for (auto &f : free_) release(*f);
   if (pool_) vk.vkDestroyCommandPool(dev, pool_, nullptr);
@@ -75,8 +86,13 @@ void VulkanStreamCore::resetFrame(VulkanFrame &f) {
   f.waitedOn.clear();
   f.eventTicks.reset();
   f.timedSlot = ~size_t(0);
+  f.commands = 0;
   f.value = 0;
-  if (f.pool) vk.vkResetDescriptorPool(device_.handle(), f.pool, 0);
+  for (FramePool &p : f.pools)
+    if (p.used) {
+      vk.vkResetDescriptorPool(device_.handle(), p.handle, 0);
+      p.used = 0;
+    }
   if (f.cmd) vk.vkResetCommandBuffer(f.cmd, 0);
 }
 
@@ -138,23 +154,28 @@ Result<VkDescriptorSet> VulkanStreamCore::descriptorSet(VulkanFrame &f, VkDescri
   const VolkDeviceTable &vk = device_.vk();
   VkDevice dev = device_.handle();
   const std::string what = "allocating a descriptor set on " + device_.name();
-  if (!f.pool || f.poolDescriptors < buffers) {
-    if (f.pool) vk.vkDestroyDescriptorPool(dev, f.pool, nullptr);
-    f.pool = VK_NULL_HANDLE;
-    f.poolDescriptors = std::max(buffers, 16u);
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, f.poolDescriptors};
+  constexpr uint32_t kSetsPerPool = 16;
+  auto room = std::find_if(f.pools.begin(), f.pools.end(),
+                           [&](const FramePool &p) { return p.perSet >= buffers && p.used < kSetsPerPool; });
+  if (room == f.pools.end()) {
+    FramePool p;
+    p.perSet = std::max(buffers, 16u);
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, p.perSet * kSetsPerPool};
     VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pool.maxSets = 1;
+    pool.maxSets = kSetsPerPool;
     pool.poolSizeCount = 1;
     pool.pPoolSizes = &size;
-    TESSERA_VK_TRY_CTX(vk.vkCreateDescriptorPool(dev, &pool, nullptr, &f.pool), what);
+    TESSERA_VK_TRY_CTX(vk.vkCreateDescriptorPool(dev, &pool, nullptr, &p.handle), what);
+    f.pools.push_back(p);
+    room = f.pools.end() - 1;
   }
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = f.pool;
+  alloc.descriptorPool = room->handle;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
   TESSERA_VK_TRY_CTX(vk.vkAllocateDescriptorSets(dev, &alloc, &set), what);
+  ++room->used;
   return set;
 }
 
@@ -203,43 +224,130 @@ Status VulkanStreamCore::submitLocked(VulkanFrame &f, const std::string &what) {
   return Status::success();
 }
 
-Status VulkanStreamCore::submit(const Recorder &record, const std::string &what, bool timed) {
-  std::lock_guard<std::mutex> lock(lock_);
-  Result<VulkanFrame *> acquired = acquireFrameLocked();
-  if (!acquired) return acquired.status();
-  VulkanFrame &f = **acquired;
+Status VulkanStreamCore::takeDeferredLocked() {
+  Status s = std::move(deferred_);
+  deferred_ = Status();
+  return s;
+}
+
+Status VulkanStreamCore::flushLocked() {
+  if (!open_) return Status::success();
+  std::unique_ptr<VulkanFrame> f = std::move(open_);
+  const std::string what = f->commands > 1 ? openWhat_ + " and " + std::to_string(f->commands - 1) + " more commands"
+                                           : openWhat_;
+  Status s;
+  if (VkResult ended = device_.vk().vkEndCommandBuffer(f->cmd); ended != VK_SUCCESS)
+    s = vkStatus(ended, "vkEndCommandBuffer()", what);
+  if (s) s = submitLocked(*f, what);
+  if (!s) {
+    // The batch's commands are lost; its resources go back (its timing slots keep their 0).
+    resetFrame(*f);
+    free_.push_back(std::move(f));
+    return s;
+  }
+  inFlight_.push_back(std::move(f));
+  return Status::success();
+}
+
+Status VulkanStreamCore::submit(const Recorder &record, const std::string &what, bool timed, uint64_t *value) {
+  std::unique_lock<std::mutex> lock(lock_);
+  if (Status s = takeDeferredLocked(); !s) return s;
   const VolkDeviceTable &vk = device_.vk();
-  if (timed && device_.hasTimestamps()) std::tie(f.timedSlot, f.timedGeneration) = device_.reserveTimedSlot();
-  const bool stamp = f.timedSlot != ~size_t(0);
+  size_t slot = ~size_t(0);
+  uint64_t generation = 0;
+  if (timed && device_.hasTimestamps()) std::tie(slot, generation) = device_.reserveTimedSlot();
+  const bool stamp = slot != ~size_t(0);
+  // A timed command is a submission of its own: its timestamps bracket it alone.
   if (stamp)
-    if (Status s = ensureQueries(f); !s) {
-      resetFrame(f);
-      return s;
-    }
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  TESSERA_VK_TRY_CTX(vk.vkBeginCommandBuffer(f.cmd, &begin), what);
-  if (stamp) vk.vkCmdResetQueryPool(f.cmd, f.queries, 0, 2);
-  fullBarrier(vk, f.cmd);
-  // ALL_COMMANDS: each timestamp is written once every earlier command has finished.
-  if (stamp) vk.vkCmdWriteTimestamp(f.cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, f.queries, 0);
+    if (Status s = flushLocked(); !s) return s;
+  if (!open_) {
+    Result<VulkanFrame *> acquired = acquireFrameLocked();
+    if (!acquired) return acquired.status();
+    VulkanFrame &f = **acquired;
+    if (stamp)
+      if (Status s = ensureQueries(f); !s) return s;
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    TESSERA_VK_TRY_CTX(vk.vkBeginCommandBuffer(f.cmd, &begin), what);
+    if (stamp) vk.vkCmdResetQueryPool(f.cmd, f.queries, 0, 2);
+    fullBarrier(vk, f.cmd);
+    open_ = std::move(free_.back());
+    free_.pop_back();
+    openWhat_ = what;
+  }
+  VulkanFrame &f = *open_;
+  if (stamp) {
+    std::tie(f.timedSlot, f.timedGeneration) = std::pair(slot, generation);
+    // ALL_COMMANDS: each timestamp is written once every earlier command has finished.
+    vk.vkCmdWriteTimestamp(f.cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, f.queries, 0);
+  }
   Status recorded = record(f, f.cmd);
+  if (!recorded) {
+    if (f.commands == 0) { // nothing else in the batch: its command buffer goes back
+      resetFrame(f);
+      free_.push_back(std::move(open_));
+    }
+    return recorded; // a reserved timing slot keeps its 0
+  }
   if (stamp) vk.vkCmdWriteTimestamp(f.cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, f.queries, 1);
   fullBarrier(vk, f.cmd);
-  VkResult ended = vk.vkEndCommandBuffer(f.cmd);
-  if (recorded && ended != VK_SUCCESS) recorded = vkStatus(ended, "vkEndCommandBuffer()", what);
-  if (recorded) recorded = submitLocked(f, what);
-  if (!recorded) {
-    resetFrame(f); // stays in free_; a reserved timing slot keeps its 0
-    return recorded;
+  ++f.commands;
+  // Submit now unless the device has two of this stream's submissions unfinished: then the
+  // batch waits for the helper thread (or fills up).
+  size_t unfinished = inFlight_.size();
+  if (unfinished >= 2) {
+    Result<uint64_t> now = counterValue();
+    if (!now) return now.status();
+    if (Status s = retireLocked(*now); !s) return s;
+    unfinished = inFlight_.size();
   }
-  inFlight_.push_back(std::move(free_.back()));
-  free_.pop_back();
+  if (value || stamp || unfinished < 2 || f.commands >= kMaxBatch || helperFailed_ || stopping_) {
+    if (Status s = flushLocked(); !s) return s;
+    if (value) *value = submitted_;
+    return Status::success();
+  }
+  if (!helper_.joinable()) helper_ = std::thread([this] { flushWhenIdle(); });
+  lock.unlock();
+  wake_.notify_one();
   return Status::success();
+}
+
+void VulkanStreamCore::flushWhenIdle() {
+  std::unique_lock<std::mutex> lock(lock_);
+  while (!stopping_) {
+    if (!open_) {
+      wake_.wait(lock);
+      continue;
+    }
+    // Wait (unlocked: enqueues go on) until at most one submission is unfinished.
+    uint64_t target = submitted_ > 0 ? submitted_ - 1 : 0;
+    lock.unlock();
+    VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wait.semaphoreCount = 1;
+    wait.pSemaphores = &semaphore_;
+    wait.pValues = &target;
+    VkResult r = device_.waitSemaphores(device_.handle(), &wait, kForever);
+    lock.lock();
+    if (r != VK_SUCCESS) {
+      if (deferred_) deferred_ = vkStatus(r, "vkWaitSemaphores()", "waiting for a stream of " + device_.name());
+      helperFailed_ = true; // from now on every command is submitted at once
+      if (Status s = flushLocked(); !s && deferred_) deferred_ = s;
+      return;
+    }
+    Result<uint64_t> now = counterValue();
+    if (!now) {
+      if (deferred_) deferred_ = now.status();
+      helperFailed_ = true;
+      return;
+    }
+    if (open_ && submitted_ - *now <= 1)
+      if (Status s = flushLocked(); !s && deferred_) deferred_ = s;
+  }
 }
 
 Result<uint64_t> VulkanStreamCore::mark(const std::shared_ptr<EventTicks> &ticks) {
   const bool stamp = device_.hasTimestamps();
+  uint64_t value = 0;
   Status s = submit(
       [&](VulkanFrame &f, VkCommandBuffer cmd) {
         if (!stamp) return Status::success();
@@ -250,15 +358,16 @@ Result<uint64_t> VulkanStreamCore::mark(const std::shared_ptr<EventTicks> &ticks
         f.eventTicks = ticks;
         return Status::success();
       },
-      "recording an event", false);
+      "recording an event", false, &value); // submitted at once: the event's value is its submission's
   if (!s) return s;
-  std::lock_guard<std::mutex> lock(lock_);
-  return submitted_;
+  return value;
 }
 
-void VulkanStreamCore::addWait(std::shared_ptr<VulkanStreamCore> other, uint64_t value) {
+Status VulkanStreamCore::addWait(std::shared_ptr<VulkanStreamCore> other, uint64_t value) {
   std::lock_guard<std::mutex> lock(lock_);
+  if (Status s = flushLocked(); !s) return s; // the work enqueued so far does not wait
   pendingWaits_.emplace_back(std::move(other), value);
+  return Status::success();
 }
 
 Status VulkanStreamCore::waitFor(uint64_t value) {
@@ -290,6 +399,8 @@ Status VulkanStreamCore::synchronize() {
   uint64_t last;
   {
     std::lock_guard<std::mutex> lock(lock_);
+    if (Status s = takeDeferredLocked(); !s) return s;
+    if (Status s = flushLocked(); !s) return s;
     last = submitted_;
   }
   return waitFor(last);
@@ -309,8 +420,7 @@ Result<std::unique_ptr<detail::DriverEvent>> VulkanStream::record() {
 Status VulkanStream::wait(detail::DriverEvent &event) {
   auto &e = static_cast<VulkanEvent &>(event);
   if (e.core() == core_) return Status::success(); // already in stream order
-  core_->addWait(e.core(), e.value());
-  return Status::success();
+  return core_->addWait(e.core(), e.value());
 }
 
 Result<double> VulkanEvent::secondsSince(detail::DriverEvent &start) {
