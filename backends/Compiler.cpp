@@ -208,7 +208,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     // PTX keeps f32 `/` and fma: div.rn and fma.rn are correctly rounded (fast mode's `/` is
     // div.full: lowerGPUToNVVM).
     backend::addTilePasses(pm, kernel.numerics() == Numerics::Portable, target.kind == TargetKind::PTX);
-    if (failed(pm.run(*module)))
+    if (failed(backend::runPasses(pm, *module)))
       return diags.failure(what);
   }
   if (backend::faultInjected("contraction")) // the suite's self-test: let every target fuse a*b+c
@@ -228,7 +228,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     pm.addPass(createCSEPass());
     if (hasMmaLanes(target.chip)) // cooperative matrices in mma.sync's lanes: accumulators stay matrices in loops
       pm.addPass(backend::createCarryMmaMatrices({target.subgroupSize}));
-    if (failed(pm.run(*module)))
+    if (failed(backend::runPasses(pm, *module)))
       return diags.failure(what);
   }
   uint32_t sharedBytes = 0;

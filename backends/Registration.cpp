@@ -12,6 +12,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <cstdlib>
+#include <string_view>
 
 namespace tessera::backend {
 
@@ -27,6 +32,17 @@ void registerCompilerDialects(mlir::DialectRegistry &registry) {
   registerSPIRVLoweringDialects(registry);
   registerNVPTXBackend(registry);
   registerSPIRVBackend(registry);
+}
+
+mlir::LogicalResult runPasses(mlir::PassManager &pm, mlir::Operation *op) {
+  static const bool eachPass = [] {
+    const char *env = std::getenv("TESSERA_VERIFY_EACH_PASS");
+    return env && *env && std::string_view(env) != "0";
+  }();
+  pm.enableVerifier(eachPass);
+  if (mlir::failed(pm.run(op)))
+    return mlir::failure();
+  return mlir::verify(op);
 }
 
 const mlir::DialectRegistry &compilerRegistry() {

@@ -328,6 +328,7 @@ void printSummary(const Report &r) {
   for (const CompileTime &c : r.compile) {
     std::printf("compile %-24s trace %6.1f ms", c.stem.c_str(), c.traceMs);
     for (auto &[target, ms] : c.ms) std::printf("  %s %6.1f ms", target.c_str(), ms);
+    if (c.repeats > 1) std::printf("  (median of %d)", c.repeats);
     std::printf("\n");
   }
   int failed = 0, unsupported = 0;
@@ -380,6 +381,7 @@ Status writeJson(const std::string &path, const Report &r) {
     j += "\n    {";
     text("kernel", c.stem); number("trace_ms", c.traceMs);
     for (auto &[target, ms] : c.ms) number((target + "_ms").c_str(), ms);
+    number("repeats", c.repeats);
     close("},");
   }
   if (!r.compile.empty()) j.pop_back();

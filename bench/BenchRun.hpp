@@ -41,6 +41,7 @@ struct CompileTime {
   std::string stem;
   double traceMs = 0;
   std::vector<std::pair<std::string, double>> ms; // per backend: trace-to-artifact milliseconds
+  int repeats = 1;                                  // ms is the median of this many compiles
 };
 
 struct Report {

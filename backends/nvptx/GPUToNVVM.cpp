@@ -1,5 +1,6 @@
 // The NVPTX half of the pipeline: gpu.module -> NVVM/LLVM dialects -> PTX text (in memory).
 #include "NVPTXTarget.h"
+#include "Registration.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -82,7 +83,7 @@ LogicalResult lowerGPUToNVVM(ModuleOp module, const std::string &chip, uint32_t 
   gpu.addPass(createCanonicalizerPass());
   gpu.addPass(createCSEPass());
   gpu.addPass(createReconcileUnrealizedCastsPass());
-  return pm.run(module);
+  return runPasses(pm, module);
 }
 
 /// The CUDA toolkit, when present, supplies libdevice for math functions; kernels without
@@ -101,7 +102,7 @@ LogicalResult translateToPTX(ModuleOp module, std::string &ptx, std::string &err
   options.compilationTarget = "isa";
   options.toolkitPath = cudaToolkitPath();
   pm.addPass(createGpuModuleToBinaryPass(options));
-  if (failed(pm.run(module))) {
+  if (failed(runPasses(pm, module))) {
     error = "PTX generation failed";
     return failure();
   }

@@ -1,6 +1,7 @@
 // The SPIR-V half of the pipeline: gpu.module -> spirv.module (upstream patterns plus the
 // push-constant ABI), ABI lowering, VCE trimming and serialization to words.
 #include "SPIRVTarget.h"
+#include "Registration.h"
 
 #include "Tile/IR/TileDialect.h"
 
@@ -377,7 +378,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
   OpPassManager &spv = pm.nest<spirv::ModuleOp>();
   spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
-  if (failed(pm.run(module)))
+  if (failed(runPasses(pm, module)))
     return failure();
   for (auto spvModule : module.getOps<spirv::ModuleOp>())
     aliasViews(spvModule);
@@ -500,6 +501,12 @@ Status validateSpirv(std::span<const uint32_t> words) {
   if (words.size() > 5 && words[0] == 0x07230203u && backend::usesCoopMatrix(words))
     return Status();
   spvtools::SpirvTools tools(backend::environmentOf(words));
+  // Without friendly names (naming every id for messages was 40% of the validation); a module
+  // that fails is validated again with them, for the message.
+  spvtools::ValidatorOptions quick;
+  quick.SetFriendlyNames(false);
+  if (tools.Validate(words.data(), words.size(), quick))
+    return Status();
   std::string messages;
   tools.SetMessageConsumer([&](spv_message_level_t, const char *, const spv_position_t &pos, const char *msg) {
     messages += "word " + std::to_string(pos.index) + ": " + msg + "\n";

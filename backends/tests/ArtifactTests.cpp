@@ -87,6 +87,26 @@ TEST_CASE("artifact.validate_spirv_rejects_garbage") {
   Status s = validateSpirv(truncated);
   CHECK_FALSE(s.ok());
   CHECK_FALSE(s.message().empty()); // the validator's own message
+  CHECK(s.message().find("generated SPIR-V does not validate") != std::string::npos);
+  CHECK(s.message().find("word ") != std::string::npos); // where, from the second (named) validation
+
+  // Well-formed words that break a rule: the entry point names an id that is not a function.
+  std::vector<uint32_t> badEntry = words;
+  bool changed = false;
+  for (size_t at = 5; at < badEntry.size() && !changed;) {
+    const uint32_t count = badEntry[at] >> 16, opcode = badEntry[at] & 0xffff;
+    if (count == 0) break;
+    if (opcode == 15 /* OpEntryPoint */ && count > 2) {
+      badEntry[at + 2] = badEntry[3] - 1; // the largest id: not the kernel's function
+      changed = true;
+    }
+    at += count;
+  }
+  REQUIRE(changed);
+  s = validateSpirv(badEntry);
+  CHECK_FALSE(s.ok());
+  CHECK(s.message().find("is not a function") != std::string::npos);
+  CHECK(s.message().find("OpEntryPoint GLCompute %") != std::string::npos); // the instruction, disassembled
 
   CHECK_FALSE(validateSpirv({}).ok());
 }
