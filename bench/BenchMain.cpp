@@ -55,6 +55,15 @@ bool flag(const char *arg, const char *name, std::string &value) {
   return true;
 }
 
+/// A whole number from lo to hi, all of `text`.
+bool count(const std::string &text, long lo, long hi, uint32_t &out) {
+  char *rest = nullptr;
+  long n = std::strtol(text.c_str(), &rest, 10);
+  if (text.empty() || *rest || n < lo || n > hi) return false;
+  out = uint32_t(n);
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -65,7 +74,7 @@ int main(int argc, char **argv) {
   std::vector<uint32_t> subgroups{8, 32};
   std::vector<int64_t> addSizes;
   uint32_t rowWarps = 0;
-  int compileRepeat = 1;
+  uint32_t compileRepeat = 1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) return std::fputs(kUsage, stdout), 0;
@@ -77,18 +86,12 @@ int main(int argc, char **argv) {
     } else if (flag(a, "--json=", opt.json)) {}
     else if (flag(a, "--rotate-mib=", value)) opt.rotateMiB = std::strtoull(value.c_str(), nullptr, 10);
     else if (flag(a, "--warps=", value)) {
-      char *rest = nullptr;
-      long w = std::strtol(value.c_str(), &rest, 10);
-      if (value.empty() || *rest || w < 1 || w > 32)
+      if (!count(value, 1, 32, rowWarps))
         return std::fprintf(stderr, "tessera-bench: --warps: '%s' is not a warp count from 1 to 32\n", value.c_str()), 2;
-      rowWarps = uint32_t(w);
     }
     else if (flag(a, "--compile-repeat=", value)) {
-      char *rest = nullptr;
-      long n = std::strtol(value.c_str(), &rest, 10);
-      if (value.empty() || *rest || n < 1 || n > 1000)
+      if (!count(value, 1, 1000, compileRepeat))
         return std::fprintf(stderr, "tessera-bench: --compile-repeat: '%s' is not a count from 1 to 1000\n", value.c_str()), 2;
-      compileRepeat = int(n);
     }
     else if (flag(a, "--seed=", value)) opt.seed = uint32_t(std::strtoul(value.c_str(), nullptr, 10));
     else if (flag(a, "--packages=", opt.packageDir)) {}
@@ -160,7 +163,7 @@ int main(int argc, char **argv) {
     // Trace-to-artifact cost per backend, on this machine (PTX for sm_90, SPIR-V for the subgroup).
     for (const TargetDesc &t : {nvptxTarget("sm_90"), spirvTarget(p.subgroup)}) {
       std::vector<double> times;
-      for (int i = 0; i < compileRepeat; ++i) {
+      for (uint32_t i = 0; i < compileRepeat; ++i) {
         auto c0 = std::chrono::steady_clock::now();
         Result<Artifact> a = compileArtifact(*kernel, t);
         if (!a) return a.status();
@@ -169,7 +172,7 @@ int main(int argc, char **argv) {
       std::sort(times.begin(), times.end());
       ct.ms.push_back({t.kind == TargetKind::PTX ? "ptx" : "spirv", times[times.size() / 2]});
     }
-    ct.repeats = compileRepeat;
+    ct.repeats = int(compileRepeat);
     report.compile.push_back(ct);
     if (!writeDir.empty()) {
       std::vector<TargetDesc> all{spirvTarget(p.subgroup), spirvTarget(p.subgroup, true)};
