@@ -1,20 +1,24 @@
 // Software f32 denormals for portable SPIR-V on drivers that flush them (NVIDIA's Vulkan
 // driver promises no shaderDenormPreserveFloat32 and flushes f32 denormals in every float
-// instruction). Runs on the gpu.module, at the arith level, before the SPIR-V conversion: no
-// f32 value ever reaches a float instruction; f32 arithmetic happens in f64, where every f32
-// value, denormals included, is a normal number, and the conversions in and out are integer
-// operations that no float mode can touch.
+// instruction). Runs on the gpu.module, at the arith level, before the SPIR-V conversion: no f32
+// value ever reaches a float instruction as an operand of arithmetic; f32 arithmetic happens in
+// f64, where every f32 value, denormals included, is a normal number.
 //
-//   f32 x                          => bits(x) decoded: m * 2^(e-150) in f64 (exact), NaN/inf
-//                                     built on the bits, the sign or'ed in
-//   addf/subf/mulf a, b            => round(f64(a) op f64(b))       (exact product; a sum rounded
+//   f32 x (widen)                  => normal, inf, NaN: extf (exact; no float mode touches a
+//                                     normal value); denormal: mantissa * 2^-149, the sign copied
+//   addf/subf/mulf a, b            => roundToF32(f64(a) op f64(b))  (exact product; a sum rounded
 //   minimumf/maximumf/minnumf/...     twice is still correctly rounded: 53 >= 2 * 24 + 2)
-//   floor/ceil/trunc/round...      => round(op(f64(x)))             (exact)
+//   floor/ceil/trunc/round...      => roundToF32(op(f64(x)))        (exact)
 //   cmpf p, a, b                   => cmpf p, f64(a), f64(b)
 //   negf/absf/copysign             => integer operations on the sign bit
-//   extf f32 -> f64, truncf f64 -> f32 => the decoding / the integer rounding itself
-//   round(d)                       => f32 bits by integer round-to-nearest-even, denormals,
-//                                     overflow to inf and NaN included
+//   extf f32 -> f64, truncf f64 -> f32 => widen / roundToF32
+//   roundToF32(d)                  => (d + C) - C in f64, C = 1.5 * 2^52 * (the f32 spacing at d):
+//                                     ties to even, gradual underflow; overflow to inf, NaN kept
+//   its f32 bits (toF32)           => truncf of a value that is already an f32 one (exact), or
+//                                     for a denormal its mantissa (r * 2^149) with the sign
+//
+// An emulated op's result stays available as its rounded f64, which the ops using it take
+// directly; its f32 bits are made for ops that move bits and erased where nothing needs them.
 //
 // Operations that move f32 bits (loads, stores, select, bitcast, shuffles, constants) and
 // conversions whose result cannot differ (f32 -> f16: an f32 denormal rounds to a signed zero
@@ -31,6 +35,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -72,56 +79,54 @@ public:
   Value zext(Type t, Value v) const { return arith::ExtUIOp::create(b, loc, t, v); }
   Value trunc(Type t, Value v) const { return arith::TruncIOp::create(b, loc, t, v); }
 
-  /// The f64 holding exactly the value of f32 `x`, built without a float instruction on f32.
+  Value f64Const(double v) const {
+    TypedAttr attr = b.getF64FloatAttr(v);
+    if (shape)
+      attr = DenseElementsAttr::get(cast<ShapedType>(f64()), attr);
+    return arith::ConstantOp::create(b, loc, attr);
+  }
+  Value cmpf(arith::CmpFPredicate p, Value x, Value y) const { return arith::CmpFOp::create(b, loc, p, x, y); }
+
+  /// The f64 holding exactly the value of f32 `x`. A normal f32 (or inf, NaN) converts exactly
+  /// (no float mode touches a normal value); a denormal is its mantissa times 2^-149 (the
+  /// conversion's result is not used for it: a flushing driver would make it zero).
   Value widen(Value x) const {
     using P = arith::CmpIPredicate;
     Value bits = bitcast(i32(), x);
-    Value exponent = andi(shr(bits, c32(23)), c32(0xff));
-    Value mantissa = andi(bits, c32(0x7fffff));
-    Value denormal = cmp(P::eq, exponent, c32(0));
-    // |x| = significand * 2^(max(e, 1) - 150); 2^k as f64 bits is (k + 1023) << 52.
-    Value significand = select(denormal, mantissa, ori(mantissa, c32(0x800000)));
-    Value scaleExponent = addi(zext(i64(), select(denormal, c32(1), exponent)), c64(1023 - 150));
-    Value scale = bitcast(f64(), shl(scaleExponent, c64(52)));
-    Value magnitude = arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f64(), significand), scale);
-    // inf and NaN: the f64 exponent all ones, the f32 payload at the top of the f64 fraction.
-    Value special = ori(c64(0x7ff0000000000000ull), shl(zext(i64(), mantissa), c64(29)));
-    Value finite = cmp(P::ne, exponent, c32(0xff));
-    Value magnitudeBits = select(finite, bitcast(i64(), magnitude), special);
-    Value sign = shl(zext(i64(), shr(bits, c32(31))), c64(63));
-    return bitcast(f64(), ori(magnitudeBits, sign));
+    Value denormal = cmp(P::eq, andi(bits, c32(0x7f800000u)), c32(0));
+    Value mantissa = arith::UIToFPOp::create(b, loc, f64(), andi(bits, c32(0x7fffff)));
+    Value tiny = arith::MulFOp::create(b, loc, mantissa, f64Const(0x1p-149));
+    tiny = select(cmp(P::slt, bits, c32(0)), arith::NegFOp::create(b, loc, tiny), tiny); // -0 from -0
+    return select(denormal, tiny, arith::ExtFOp::create(b, loc, f64(), x));
   }
 
-  /// f64 `d` rounded to the nearest f32 (ties to even), with gradual underflow, overflow to
-  /// infinity and NaN kept, in integer operations only.
-  Value narrow(Value d) const {
+  /// f64 `d` rounded to the nearest f32 value (ties to even, gradual underflow, overflow to
+  /// infinity, NaN kept), still in f64: with u the f32 spacing at d (2^(max(E, -126) - 23) for
+  /// 2^E <= |d|), C = 1.5 * 2^52 * u puts d + C in a binade whose f64 spacing is u, so
+  /// (d + C) - C is d rounded to a multiple of u, ties to even, by the f64 addition itself.
+  Value roundToF32(Value d) const {
     using P = arith::CmpIPredicate;
     Value bits = bitcast(i64(), d);
-    Value sign = andi(trunc(i32(), shr(bits, c64(32))), c32(0x80000000u));
-    Value exponent = trunc(i32(), andi(shr(bits, c64(52)), c64(0x7ff)));
-    Value fraction = andi(bits, c64((1ull << 52) - 1));
-    Value significand = ori(fraction, c64(1ull << 52));
-    // The f32 exponent field; below 1 the result is denormal and the significand shifts further.
-    Value e = subi(exponent, c32(1023 - 127));
-    Value normal = cmp(P::sge, e, c32(1));
-    Value denormalShift = arith::MinSIOp::create(b, loc, subi(c32(30), e), c32(63));
-    Value shift = zext(i64(), select(normal, c32(29), denormalShift));
-    Value base = select(normal, shl(subi(e, c32(1)), c32(23)), c32(0));
-    Value kept = shr(significand, shift);
-    Value rest = andi(significand, subi(shl(c64(1), shift), c64(1)));
-    Value half = shl(c64(1), subi(shift, c64(1)));
-    Value odd = cmp(P::ne, andi(kept, c64(1)), c64(0));
-    Value up = arith::OrIOp::create(b, loc, cmp(P::ugt, rest, half),
-                                    arith::AndIOp::create(b, loc, cmp(P::eq, rest, half), odd));
-    // The implicit bit in `kept` adds one to `base`'s exponent; a carry out of the mantissa
-    // moves to the next binade (or to infinity) by itself.
-    Value magnitude = addi(addi(base, trunc(i32(), kept)), zext(i32(), up));
-    Value overflow = cmp(P::sge, e, c32(0xff));
-    magnitude = select(overflow, c32(0x7f800000u), magnitude);
-    Value nan = arith::AndIOp::create(b, loc, cmp(P::eq, exponent, c32(0x7ff)), cmp(P::ne, fraction, c64(0)));
-    Value quietNan = ori(c32(0x7fc00000u), trunc(i32(), shr(fraction, c64(29))));
-    magnitude = select(nan, quietNan, magnitude);
-    return bitcast(f32(), ori(sign, magnitude));
+    Value field = andi(shr(bits, c64(52)), c64(0x7ff));
+    Value scaleField = arith::MaxSIOp::create(b, loc, field, c64(1023 - 126));
+    Value c = bitcast(f64(), ori(shl(addi(scaleField, c64(29)), c64(52)), c64(1ull << 51)));
+    Value rounded = arith::SubFOp::create(b, loc, arith::AddFOp::create(b, loc, d, c), c);
+    // The sign of d (a tiny negative d rounds to -0, and -0 stays -0).
+    rounded = bitcast(f64(), ori(bitcast(i64(), rounded), andi(bits, c64(0x8000000000000000ull))));
+    Value overflow = cmpf(arith::CmpFPredicate::OGE, math::AbsFOp::create(b, loc, rounded), f64Const(0x1p128));
+    rounded = select(overflow, arith::MulFOp::create(b, loc, rounded, f64Const(INFINITY)), rounded);
+    return select(cmp(P::eq, field, c64(0x7ff)), d, rounded); // inf and NaN as they are
+  }
+
+  /// The f32 whose value is f64 `r`, which roundToF32 made an f32 value: a normal one (or inf,
+  /// NaN) converts exactly; a denormal one is built from its mantissa, r * 2^149.
+  Value toF32(Value r) const {
+    Value magnitude = math::AbsFOp::create(b, loc, r);
+    Value tiny = cmpf(arith::CmpFPredicate::OLT, magnitude, f64Const(0x1p-126));
+    Value mantissa = arith::FPToUIOp::create(b, loc, i32(), arith::MulFOp::create(b, loc, magnitude, f64Const(0x1p149)));
+    Value sign = andi(trunc(i32(), shr(bitcast(i64(), r), c64(32))), c32(0x80000000u));
+    Value normal = bitcast(i32(), arith::TruncFOp::create(b, loc, f32(), r));
+    return bitcast(f32(), select(tiny, ori(sign, mantissa), normal));
   }
 
   /// f32 bits with the sign bit changed by `op` (and / xor) with `mask`.
@@ -164,43 +169,64 @@ bool leftAlone(Operation *op) {
   return false;
 }
 
-/// The replacement of `op`, or null when it is not one the emulation rewrites.
-Value emulate(Operation *op) {
-  OpBuilder b(op);
-  Emitter e(b, op->getLoc(), op->getNumResults() ? op->getResult(0).getType() : Type());
-  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
-    if (!isF32(cmp.getLhs().getType()))
-      return nullptr;
-    Emitter in(b, op->getLoc(), cmp.getLhs().getType());
-    return arith::CmpFOp::create(b, op->getLoc(), cmp.getPredicate(), in.widen(cmp.getLhs()), in.widen(cmp.getRhs()));
+/// The emulation of one function's f32 arithmetic. Each f32 result an emulated op produces is
+/// kept as the f64 holding its value (`exact`), so the ops that use it skip the decoding; its f32
+/// bits are built too, for the ops that move bits (stores, selects, shuffles), and vanish where
+/// nothing uses them.
+class Emulation {
+public:
+  /// The replacement of `op`, or null when it is not one the emulation rewrites.
+  Value emulate(Operation *op) {
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc(), op->getNumResults() ? op->getResult(0).getType() : Type());
+    if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+      if (!isF32(cmp.getLhs().getType()))
+        return nullptr;
+      Emitter in(b, op->getLoc(), cmp.getLhs().getType());
+      return arith::CmpFOp::create(b, op->getLoc(), cmp.getPredicate(), wide(in, cmp.getLhs()), wide(in, cmp.getRhs()));
+    }
+    if (isa<arith::NegFOp>(op))
+      return e.signBits(op->getOperand(0), 0x80000000u, true);
+    if (isa<math::AbsFOp>(op))
+      return e.signBits(op->getOperand(0), 0x7fffffffu, false);
+    if (isa<math::CopySignOp>(op)) {
+      Value magnitude = e.andi(e.bitcast(e.i32(), op->getOperand(0)), e.c32(0x7fffffffu));
+      Value sign = e.andi(e.bitcast(e.i32(), op->getOperand(1)), e.c32(0x80000000u));
+      return e.bitcast(e.f32(), e.ori(magnitude, sign));
+    }
+    if (auto ext = dyn_cast<arith::ExtFOp>(op))
+      return isF32(ext.getIn().getType()) && isF64(ext.getType()) ? wide(Emitter(b, op->getLoc(), ext.getIn().getType()), ext.getIn())
+                                                                 : nullptr;
+    if (auto tr = dyn_cast<arith::TruncFOp>(op))
+      return isF64(tr.getIn().getType()) && isF32(tr.getType()) ? narrow(e, tr.getIn()) : nullptr;
+    // Exact in f64, or rounded once more from a result that is good to 53 bits.
+    if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::MinimumFOp, arith::MaximumFOp, arith::MinNumFOp,
+            arith::MaxNumFOp, math::FloorOp, math::CeilOp, math::TruncOp, math::RoundOp, math::RoundEvenOp>(op) &&
+        isF32(op->getResult(0).getType())) {
+      IRMapping map;
+      for (Value v : op->getOperands())
+        map.map(v, wide(e, v));
+      Operation *w = b.clone(*op, map);
+      w->getResult(0).setType(e.f64());
+      return narrow(e, w->getResult(0));
+    }
+    return nullptr;
   }
-  if (isa<arith::NegFOp>(op))
-    return e.signBits(op->getOperand(0), 0x80000000u, true);
-  if (isa<math::AbsFOp>(op))
-    return e.signBits(op->getOperand(0), 0x7fffffffu, false);
-  if (isa<math::CopySignOp>(op)) {
-    Value magnitude = e.andi(e.bitcast(e.i32(), op->getOperand(0)), e.c32(0x7fffffffu));
-    Value sign = e.andi(e.bitcast(e.i32(), op->getOperand(1)), e.c32(0x80000000u));
-    return e.bitcast(e.f32(), e.ori(magnitude, sign));
+
+private:
+  Value wide(const Emitter &e, Value v) {
+    auto it = exact.find(v);
+    return it != exact.end() ? it->second : e.widen(v);
   }
-  if (auto ext = dyn_cast<arith::ExtFOp>(op))
-    return isF32(ext.getIn().getType()) && isF64(ext.getType()) ? Emitter(b, op->getLoc(), ext.getIn().getType()).widen(ext.getIn())
-                                                               : nullptr;
-  if (auto tr = dyn_cast<arith::TruncFOp>(op))
-    return isF64(tr.getIn().getType()) && isF32(tr.getType()) ? e.narrow(tr.getIn()) : nullptr;
-  // Exact in f64, or rounded once more from a result that is good to 53 bits.
-  if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::MinimumFOp, arith::MaximumFOp, arith::MinNumFOp,
-          arith::MaxNumFOp, math::FloorOp, math::CeilOp, math::TruncOp, math::RoundOp, math::RoundEvenOp>(op) &&
-      isF32(op->getResult(0).getType())) {
-    IRMapping map;
-    for (Value v : op->getOperands())
-      map.map(v, e.widen(v));
-    Operation *wide = b.clone(*op, map);
-    wide->getResult(0).setType(e.f64());
-    return e.narrow(wide->getResult(0));
+  Value narrow(const Emitter &e, Value d) {
+    Value rounded = e.roundToF32(d);
+    Value bits = e.toF32(rounded);
+    exact[bits] = rounded;
+    return bits;
   }
-  return nullptr;
-}
+
+  llvm::DenseMap<Value, Value> exact; // an emulated op's f32 result -> the f64 of its value
+};
 
 } // namespace
 
@@ -212,8 +238,9 @@ LogicalResult emulateF32Denormals(gpu::GPUModuleOp module) {
       return;
     ops.push_back(op);
   });
+  Emulation emulation;
   for (Operation *op : ops) {
-    Value replacement = emulate(op);
+    Value replacement = emulation.emulate(op);
     if (!replacement) {
       op->emitOpError("has f32 operands or results that software f32 denormals do not handle");
       unknown = true;
@@ -222,6 +249,13 @@ LogicalResult emulateF32Denormals(gpu::GPUModuleOp module) {
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
   }
+  // The f32 bits of results that only emulated ops used, and the decodings those ops no longer
+  // need, are dead: erase them (uses first).
+  SmallVector<Operation *> all;
+  module.walk([&](Operation *op) { all.push_back(op); });
+  for (Operation *op : llvm::reverse(all))
+    if (isOpTriviallyDead(op))
+      op->erase();
   return failure(unknown);
 }
 

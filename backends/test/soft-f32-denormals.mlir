@@ -3,9 +3,11 @@
 // RUN: %tessera compile %s --emit=spirv --subgroup-size=8 --denormals=software | FileCheck %s --check-prefix=NOF32
 // RUN: not %tessera compile %s --emit=spirv --denormals=sometimes 2>&1 | FileCheck %s --check-prefix=BAD
 // Portable kernels for drivers that flush f32 denormals (--denormals=software, chip
-// vulkan1.1+soft-denormals): no f32 float instruction is left for the driver to flush. f32
-// values are decoded into f64 with integer operations, computed in f64, and rounded back to f32
-// with integer operations; the module no longer declares DenormPreserve for 32-bit floats.
+// vulkan1.1+soft-denormals): no f32 arithmetic is left for the driver to flush. f32 values are
+// widened into f64 (a conversion for normal values, the mantissa times 2^-149 for denormals),
+// computed in f64, rounded to f32 precision in f64, and narrowed back (a conversion of a value
+// that is already an f32 one, integer operations for denormals); the module no longer declares
+// DenormPreserve for 32-bit floats.
 
 // The f32 add, multiply and compare happen in f64; the f32 negation is an integer xor.
 // SOFT-DAG: OpExecutionMode %{{.*}} DenormPreserve 64
@@ -16,12 +18,14 @@
 // SOFT-DAG: OpFOrdLessThan
 // SOFT-DAG: OpBitwiseXor
 // SOFT-DAG: OpShiftRightLogical
+// SOFT-DAG: OpFConvert %[[F64]]
+// SOFT-DAG: OpConvertUToF %[[F64]]
 
 // Nothing computes on f32 (the disassembler names the f32 type %float).
 // NOF32-NOT: DenormPreserve 32
 // NOF32-NOT: OpFAdd %float
 // NOF32-NOT: OpFMul %float
-// NOF32-NOT: OpFNegate
+// NOF32-NOT: OpFNegate %float
 
 // Without software denormals the same kernel computes in f32 and asks the driver to keep them.
 // NATIVE-DAG: OpExecutionMode %{{.*}} DenormPreserve 32

@@ -234,3 +234,86 @@ TEST_CASE("launch.soft_denormals") {
     checkExact(downloaded<float>(out), expected, seed);
   }
 }
+
+// The software f32 path rounds like IEEE single precision in every corner: x * y + z (two
+// roundings, the product handed to the sum in f64 without its f32 bits) and x - y, over ties to
+// even, results in and out of the denormal range, overflow at the rounding boundary, signed
+// zeros, infinities and NaN. Run through the software artifact on every Vulkan device.
+TEST_CASE("launch.soft_denormals_round_like_ieee") {
+  for (DeviceUnderTest &d : everyDevice()) {
+    if (d.device->backend() != Backend::Vulkan)
+      continue;
+    uint32_t seed = freshSeed();
+    CAPTURE(d.label);
+    CAPTURE(seed);
+    static constexpr int kBlock = 256;
+    auto kernel = [](tl::Ptr<float> x, tl::Ptr<float> y, tl::Ptr<float> z, tl::Ptr<float> fused, tl::Ptr<float> diff,
+                     tl::Scalar<int32_t> n) {
+      tl::Tile offs = tl::program_id(0) * kBlock + tl::arange(0, kBlock);
+      tl::Tile mask = offs < n;
+      tl::Tile a = tl::load(x + offs, mask), b = tl::load(y + offs, mask), c = tl::load(z + offs, mask);
+      tl::store(fused + offs, a * b + c, mask);
+      tl::store(diff + offs, a - b, mask);
+    };
+    TracedKernel k = require(trace("round", kernel, {.numWarps = 2, .numerics = Numerics::Portable}), "trace");
+    uint32_t subgroup = d.device->backendInfo().subgroupSize;
+    std::vector<TargetDesc> soft{spirvTarget(subgroup, true)};
+    Kernel run = require(require(d.device->load(require(compile(std::span(&k, 1), soft), "compile")), "load").kernel("round"),
+                         "kernel");
+
+    const float max = std::numeric_limits<float>::max(), tiny = std::numeric_limits<float>::denorm_min();
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> wide(-150, 127), low(-80, -60);
+    std::uniform_real_distribution<float> factor(-2.f, 2.f);
+    std::uniform_int_distribution<uint32_t> mantissa(0, (1u << 23) - 1);
+    auto normal = [&](int e) { return std::ldexp(1.0f + float(mantissa(rng)) * 0x1p-23f, e) * (rng() % 2 ? 1.f : -1.f); };
+    size_t n = randomLength(rng) + 64;
+    std::vector<float> x(n), y(n), z(n);
+    for (size_t i = 0; i < n; ++i) {
+      switch (i % 10) {
+      case 0: x[i] = normal(wide(rng) / 2), y[i] = normal(wide(rng) / 2), z[i] = normal(wide(rng)); break;
+      case 1: x[i] = std::ldexp(factor(rng), low(rng)), y[i] = std::ldexp(factor(rng), low(rng)), z[i] = factor(rng) * 0x1p-130f; break;
+      case 2: { // ties: z is half an ulp of x, so x + z is a tie (both parities of x's last bit)
+        x[i] = normal(wide(rng) / 4), y[i] = 1.0f;
+        int e;
+        std::frexp(x[i], &e);
+        z[i] = std::ldexp(rng() % 2 ? 1.0f : -1.0f, e - 25);
+        break;
+      }
+      case 3: x[i] = max, y[i] = 1.0f, z[i] = (rng() % 2 ? 1.0f : 0.99999994f) * 0x1p103f; break; // inf at the tie, max below
+      case 4: x[i] = -tiny * float(1 + rng() % 8), y[i] = tiny, z[i] = rng() % 2 ? -0.0f : 0.0f; break; // signed zeros
+      case 5: x[i] = rng() % 2 ? inf : -inf, y[i] = rng() % 3 ? 0.0f : -inf, z[i] = rng() % 2 ? nan : inf; break;
+      case 6: x[i] = tiny * float(mantissa(rng)), y[i] = 1.0f, z[i] = -tiny * float(mantissa(rng)); break; // denormal sums
+      case 7: x[i] = normal(wide(rng) / 2), y[i] = normal(wide(rng) / 2), z[i] = -(x[i] * y[i]); break;  // exact cancellation
+      case 8: x[i] = normal(-126), y[i] = normal(-126) * 0.5f, z[i] = 0.0f; break; // the smallest normals, x - y near 0
+      default: x[i] = normal(wide(rng)), y[i] = std::nextafter(x[i], inf), z[i] = normal(-149 + int(rng() % 30)); break;
+      }
+    }
+    std::vector<float> fused(n), diff(n);
+    for (size_t i = 0; i < n; ++i) {
+      volatile float product = x[i] * y[i]; // rounded to f32 before the sum, as the kernel does
+      fused[i] = product + z[i];
+      diff[i] = x[i] - y[i];
+    }
+    Buffer bx = deviceBuffer(*d.device, x), by = deviceBuffer(*d.device, y), bz = deviceBuffer(*d.device, z);
+    Buffer outFused = poisonedBuffer(*d.device, DType::F32, n), outDiff = poisonedBuffer(*d.device, DType::F32, n);
+    Status s = run.launch({programsFor(n, kBlock), 1, 1}, {bx, by, bz, outFused, outDiff, int32_t(n)});
+    REQUIRE_MESSAGE(s.ok(), s.toString());
+    // NaN is any NaN (payloads are the device's); every other result bit for bit.
+    auto anyNaN = [](std::vector<float> got, std::vector<float> want) {
+      for (size_t i = 0; i < got.size(); ++i)
+        if (std::isnan(want[i]) && std::isnan(got[i]))
+          got[i] = want[i];
+      return got;
+    };
+    checkExact(anyNaN(downloaded<float>(outFused), fused), fused, seed);
+    checkExact(anyNaN(downloaded<float>(outDiff), diff), diff, seed);
+    size_t denormals = std::count_if(fused.begin(), fused.end(), [](float v) { return v != 0 && std::fabs(v) < 0x1p-126f; });
+    size_t infinities = std::count_if(fused.begin(), fused.end(), [](float v) { return std::isinf(v); });
+    size_t negativeZeros = std::count_if(fused.begin(), fused.end(), [](float v) { return v == 0 && std::signbit(v); });
+    CHECK(denormals > n / 20);
+    CHECK(infinities > n / 20);
+    CHECK(negativeZeros > n / 40);
+  }
+}
