@@ -18,7 +18,8 @@
 //                                     for a denormal its mantissa (r * 2^149) with the sign
 //
 // An emulated op's result stays available as its rounded f64, which the ops using it take
-// directly; its f32 bits are made for ops that move bits and erased where nothing needs them.
+// directly (through selects and subgroup shuffles too, which then move the f64); its f32 bits
+// are made for ops that move bits and erased where nothing needs them.
 //
 // Operations that move f32 bits (loads, stores, select, bitcast, shuffles, constants) and
 // conversions whose result cannot differ (f32 -> f16: an f32 denormal rounds to a signed zero
@@ -105,7 +106,6 @@ public:
   /// 2^E <= |d|), C = 1.5 * 2^52 * u puts d + C in a binade whose f64 spacing is u, so
   /// (d + C) - C is d rounded to a multiple of u, ties to even, by the f64 addition itself.
   Value roundToF32(Value d) const {
-    using P = arith::CmpIPredicate;
     Value bits = bitcast(i64(), d);
     Value field = andi(shr(bits, c64(52)), c64(0x7ff));
     Value scaleField = arith::MaxSIOp::create(b, loc, field, c64(1023 - 126));
@@ -113,9 +113,10 @@ public:
     Value rounded = arith::SubFOp::create(b, loc, arith::AddFOp::create(b, loc, d, c), c);
     // The sign of d (a tiny negative d rounds to -0, and -0 stays -0).
     rounded = bitcast(f64(), ori(bitcast(i64(), rounded), andi(bits, c64(0x8000000000000000ull))));
-    Value overflow = cmpf(arith::CmpFPredicate::OGE, math::AbsFOp::create(b, loc, rounded), f64Const(0x1p128));
-    rounded = select(overflow, arith::MulFOp::create(b, loc, rounded, f64Const(INFINITY)), rounded);
-    return select(cmp(P::eq, field, c64(0x7ff)), d, rounded); // inf and NaN as they are
+    // From 2^128 - 2^103 (half an ulp above the largest f32, a tie that goes to the even 2^128)
+    // the result is infinite; so is an infinite d. A NaN goes through the sum as a NaN.
+    Value overflow = cmpf(arith::CmpFPredicate::OGE, math::AbsFOp::create(b, loc, d), f64Const(0x1p128 - 0x1p103));
+    return select(overflow, arith::MulFOp::create(b, loc, d, f64Const(INFINITY)), rounded);
   }
 
   /// The f32 whose value is f64 `r`, which roundToF32 made an f32 value: a normal one (or inf,
@@ -214,9 +215,32 @@ public:
   }
 
 private:
+  /// The f64 of f32 `v`: an emulated op's rounded result; for a select or a subgroup shuffle of
+  /// such results, the same select or shuffle on their f64s (built once, after it); else `v`
+  /// widened where it is used.
   Value wide(const Emitter &e, Value v) {
-    auto it = exact.find(v);
-    return it != exact.end() ? it->second : e.widen(v);
+    if (auto it = exact.find(v); it != exact.end())
+      return it->second;
+    Operation *def = v.getDefiningOp();
+    auto select = dyn_cast_or_null<arith::SelectOp>(def);
+    auto shuffle = dyn_cast_or_null<gpu::ShuffleOp>(def);
+    const bool viaSelect = select && (exact.count(select.getTrueValue()) || exact.count(select.getFalseValue()));
+    const bool viaShuffle = shuffle && v == shuffle.getShuffleResult() && exact.count(shuffle.getValue());
+    if (!viaSelect && !viaShuffle)
+      return e.widen(v);
+    OpBuilder b(def->getContext());
+    b.setInsertionPointAfter(def);
+    Emitter after(b, def->getLoc(), v.getType());
+    Value f64;
+    if (viaSelect)
+      f64 = arith::SelectOp::create(b, def->getLoc(), select.getCondition(), wide(after, select.getTrueValue()),
+                                    wide(after, select.getFalseValue()));
+    else
+      f64 = gpu::ShuffleOp::create(b, def->getLoc(), exact[shuffle.getValue()], shuffle.getOffset(), shuffle.getWidth(),
+                                   shuffle.getMode())
+                .getShuffleResult();
+    exact[v] = f64;
+    return f64;
   }
   Value narrow(const Emitter &e, Value d) {
     Value rounded = e.roundToF32(d);
