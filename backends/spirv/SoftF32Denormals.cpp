@@ -19,7 +19,8 @@
 //
 // An emulated op's result stays available as its rounded f64, which the ops using it take
 // directly (through selects and subgroup shuffles too, which then move the f64); its f32 bits
-// are made for ops that move bits and erased where nothing needs them.
+// are made for ops that move bits and erased where nothing needs them. f16 -> f32 -> f64 is one
+// exact extf from f16, and f32 -> f16 of an emulated result one truncf from its f64.
 //
 // Operations that move f32 bits (loads, stores, select, bitcast, shuffles, constants) and
 // conversions whose result cannot differ (f32 -> f16: an f32 denormal rounds to a signed zero
@@ -214,6 +215,21 @@ public:
     return nullptr;
   }
 
+  /// f32 -> f16 of an emulated result: f64 -> f16 of its f64, one rounding of the same value
+  /// (the f32 bits are not needed for it).
+  void narrowToHalf(gpu::GPUModuleOp module) {
+    SmallVector<arith::TruncFOp> truncs;
+    module.walk([&](arith::TruncFOp t) {
+      if (isF32(t.getIn().getType()) && getElementTypeOrSelf(t.getType()).isF16() && exact.count(t.getIn()))
+        truncs.push_back(t);
+    });
+    for (arith::TruncFOp t : truncs) {
+      OpBuilder b(t);
+      t.getResult().replaceAllUsesWith(arith::TruncFOp::create(b, t.getLoc(), t.getType(), exact[t.getIn()]).getResult());
+      t.erase();
+    }
+  }
+
 private:
   /// The f64 of f32 `v`: an emulated op's rounded result; for a select or a subgroup shuffle of
   /// such results, the same select or shuffle on their f64s (built once, after it); else `v`
@@ -224,15 +240,19 @@ private:
     Operation *def = v.getDefiningOp();
     auto select = dyn_cast_or_null<arith::SelectOp>(def);
     auto shuffle = dyn_cast_or_null<gpu::ShuffleOp>(def);
+    auto fromHalf = dyn_cast_or_null<arith::ExtFOp>(def);
     const bool viaSelect = select && (exact.count(select.getTrueValue()) || exact.count(select.getFalseValue()));
     const bool viaShuffle = shuffle && v == shuffle.getShuffleResult() && exact.count(shuffle.getValue());
-    if (!viaSelect && !viaShuffle)
+    const bool viaHalf = fromHalf && getElementTypeOrSelf(fromHalf.getIn().getType()).isF16();
+    if (!viaSelect && !viaShuffle && !viaHalf)
       return e.widen(v);
     OpBuilder b(def->getContext());
     b.setInsertionPointAfter(def);
     Emitter after(b, def->getLoc(), v.getType());
     Value f64;
-    if (viaSelect)
+    if (viaHalf) // f16 -> f64 is exact, f16 denormals included (the module keeps them)
+      f64 = arith::ExtFOp::create(b, def->getLoc(), after.f64(), fromHalf.getIn());
+    else if (viaSelect)
       f64 = arith::SelectOp::create(b, def->getLoc(), select.getCondition(), wide(after, select.getTrueValue()),
                                     wide(after, select.getFalseValue()));
     else
@@ -273,6 +293,7 @@ LogicalResult emulateF32Denormals(gpu::GPUModuleOp module) {
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
   }
+  emulation.narrowToHalf(module);
   // The f32 bits of results that only emulated ops used, and the decodings those ops no longer
   // need, are dead: erase them (uses first).
   SmallVector<Operation *> all;

@@ -248,12 +248,14 @@ TEST_CASE("launch.soft_denormals_round_like_ieee") {
     CAPTURE(seed);
     static constexpr int kBlock = 256;
     auto kernel = [](tl::Ptr<float> x, tl::Ptr<float> y, tl::Ptr<float> z, tl::Ptr<float> fused, tl::Ptr<float> diff,
-                     tl::Scalar<int32_t> n) {
+                     tl::Ptr<f16> half, tl::Scalar<int32_t> n) {
       tl::Tile offs = tl::program_id(0) * kBlock + tl::arange(0, kBlock);
       tl::Tile mask = offs < n;
       tl::Tile a = tl::load(x + offs, mask), b = tl::load(y + offs, mask), c = tl::load(z + offs, mask);
-      tl::store(fused + offs, a * b + c, mask);
+      tl::Tile r = a * b + c;
+      tl::store(fused + offs, r, mask);
       tl::store(diff + offs, a - b, mask);
+      tl::store(half + offs, tl::cast(r * 0x1p-100f, DType::F16), mask); // f16 denormals and ties too
     };
     TracedKernel k = require(trace("round", kernel, {.numWarps = 2, .numerics = Numerics::Portable}), "trace");
     uint32_t subgroup = d.device->backendInfo().subgroupSize;
@@ -291,14 +293,18 @@ TEST_CASE("launch.soft_denormals_round_like_ieee") {
       }
     }
     std::vector<float> fused(n), diff(n);
+    std::vector<uint16_t> half(n);
     for (size_t i = 0; i < n; ++i) {
       volatile float product = x[i] * y[i]; // rounded to f32 before the sum, as the kernel does
       fused[i] = product + z[i];
       diff[i] = x[i] - y[i];
+      volatile float scaled = fused[i] * 0x1p-100f;
+      half[i] = f16::fromFloat(scaled).bits;
     }
     Buffer bx = deviceBuffer(*d.device, x), by = deviceBuffer(*d.device, y), bz = deviceBuffer(*d.device, z);
     Buffer outFused = poisonedBuffer(*d.device, DType::F32, n), outDiff = poisonedBuffer(*d.device, DType::F32, n);
-    Status s = run.launch({programsFor(n, kBlock), 1, 1}, {bx, by, bz, outFused, outDiff, int32_t(n)});
+    Buffer outHalf = poisonedBuffer(*d.device, DType::F16, n);
+    Status s = run.launch({programsFor(n, kBlock), 1, 1}, {bx, by, bz, outFused, outDiff, outHalf, int32_t(n)});
     REQUIRE_MESSAGE(s.ok(), s.toString());
     // NaN is any NaN (payloads are the device's); every other result bit for bit.
     auto anyNaN = [](std::vector<float> got, std::vector<float> want) {
@@ -309,6 +315,11 @@ TEST_CASE("launch.soft_denormals_round_like_ieee") {
     };
     checkExact(anyNaN(downloaded<float>(outFused), fused), fused, seed);
     checkExact(anyNaN(downloaded<float>(outDiff), diff), diff, seed);
+    std::vector<uint16_t> gotHalf = downloaded<uint16_t>(outHalf);
+    for (size_t i = 0; i < n; ++i) // any NaN
+      if ((half[i] & 0x7fff) > 0x7c00 && (gotHalf[i] & 0x7fff) > 0x7c00)
+        gotHalf[i] = half[i];
+    checkExact(gotHalf, half, seed);
     size_t denormals = std::count_if(fused.begin(), fused.end(), [](float v) { return v != 0 && std::fabs(v) < 0x1p-126f; });
     size_t infinities = std::count_if(fused.begin(), fused.end(), [](float v) { return std::isinf(v); });
     size_t negativeZeros = std::count_if(fused.begin(), fused.end(), [](float v) { return v == 0 && std::signbit(v); });
