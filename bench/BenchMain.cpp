@@ -44,6 +44,8 @@ kernel is checked against a CPU reference before it is timed.
   --write-packages=DIR  also write each kernel's package for every target there (tessera-bench)
   --subgroups=LIST    with --compile-only: the subgroup sizes to compile for (default 8,32; 32 adds PTX)
   --compile-only      trace and compile (time it, write packages), launch nothing (tessera-bench)
+  --soft-denormals    portable kernels through their software-f32-denormal SPIR-V (what a Vulkan
+                      driver that flushes f32 denormals runs), on any Vulkan device
   --compile-repeat=N  compile each kernel N times for each backend and report the median (the
                       first compile in a process also pays for loading the backends)
 )";
@@ -75,11 +77,13 @@ int main(int argc, char **argv) {
   std::vector<int64_t> addSizes;
   uint32_t rowWarps = 0;
   uint32_t compileRepeat = 1;
+  bool softDenormals = false;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) return std::fputs(kUsage, stdout), 0;
     if (!std::strcmp(a, "--smoke")) opt.smoke = true;
     else if (!std::strcmp(a, "--compile-only")) compileOnly = true;
+    else if (!std::strcmp(a, "--soft-denormals")) softDenormals = true;
     else if (flag(a, "--filter=", filter)) {}
     else if (flag(a, "--mode=", mode)) {
       if (mode != "fast" && mode != "portable") return std::fprintf(stderr, "tessera-bench: --mode is fast or portable\n"), 2;
@@ -128,6 +132,8 @@ int main(int argc, char **argv) {
   auto device = (*rt)->openDefault();
   if (!device) return std::fprintf(stderr, "tessera-bench: %s\n", device.status().toString().c_str()), 2;
   Device &dev = **device;
+  if (softDenormals && dev.backend() != Backend::Vulkan)
+    return std::fprintf(stderr, "tessera-bench: --soft-denormals is for Vulkan devices; %s is not one\n", dev.describe().c_str()), 2;
 
   // Warps are chosen per subgroup size: the device's, or (compiling packages) each one asked for.
   std::vector<Problem> work;
@@ -149,7 +155,11 @@ int main(int argc, char **argv) {
 #ifdef TESSERA_BENCH_AOT
   if (opt.packageDir.empty()) return std::fprintf(stderr, "tessera-bench-aot: give --packages=DIR\n"), 2;
   auto packageFor = [&](const Problem &p) -> Result<Package> {
-    return readPackageFile(opt.packageDir + "/" + p.stem() + ".tspkg");
+    Result<Package> pkg = readPackageFile(opt.packageDir + "/" + p.stem() + ".tspkg");
+    if (pkg && softDenormals && p.portable)
+      for (KernelEntry &k : pkg->kernels)
+        std::erase_if(k.artifacts, [](const Artifact &a) { return a.target.kind != TargetKind::SPIRV || !hasSoftDenormals(a.target.chip); });
+    return pkg;
   };
 #else
   if (!writeDir.empty()) std::filesystem::create_directories(writeDir);
@@ -182,7 +192,8 @@ int main(int argc, char **argv) {
       if (Status s = writePackageFile(writeDir + "/" + p.stem() + ".tspkg", *pkg); !s) return s;
     }
     if (compileOnly) return Package{};
-    Result<Package> pkg = compile(*kernel, dev.target());
+    const bool soft = softDenormals && p.portable && dev.backend() == Backend::Vulkan;
+    Result<Package> pkg = compile(*kernel, soft ? spirvTarget(dev.backendInfo().subgroupSize, true) : dev.target());
     if (pkg) compiled[p.stem()] = *pkg;
     return pkg;
   };
