@@ -74,10 +74,7 @@ LogicalResult lowerGPUToNVVM(ModuleOp module, const std::string &chip, uint32_t 
   GpuNVVMAttachTargetOptions attach;
   attach.chip = chip;
   attach.features = "+ptx" + std::to_string(ptxVersion);
-  // LLVM at level 2, not 3: NVPTX code generation then runs early CSE where level 3 runs GVN
-  // twice. That was 7% of a PTX compile and changed none of the benchmark or matmul kernels'
-  // PTX (attention's: a few 64-bit address conversions fewer); ptxas optimizes it again.
-  attach.optLevel = 2;
+  attach.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(attach));
   OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
   gpu.addPass(createSCFToControlFlowPass());
