@@ -396,14 +396,19 @@ Result<bool> VulkanStreamCore::reached(uint64_t value) {
 }
 
 Status VulkanStreamCore::synchronize() {
+  // Flush and wait even after an error: callers free buffers and kernels once this returns.
   uint64_t last;
+  Status deferred, flushed;
   {
     std::lock_guard<std::mutex> lock(lock_);
-    if (Status s = takeDeferredLocked(); !s) return s;
-    if (Status s = flushLocked(); !s) return s;
+    deferred = takeDeferredLocked();
+    flushed = flushLocked();
     last = submitted_;
   }
-  return waitFor(last);
+  Status waited = waitFor(last);
+  if (!deferred) return deferred;
+  if (!flushed) return flushed;
+  return waited;
 }
 
 // ---- the public-facing stream and event ----
