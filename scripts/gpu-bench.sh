@@ -20,6 +20,13 @@ for backend in cuda vulkan; do
   echo "clocks while $backend ran (pstate, SM MHz, memory MHz: count of samples):"
   cut -d, -f2-4 "$out/clocks-$backend.csv" | sort | uniq -c | sort -rn | head -5
 done
+for backend in cuda vulkan; do
+  echo "== portable softmax 4096x16384 at 32 warps against the default 16 (compile time), $backend"
+  for warps in 16 32; do
+    TESSERA_BACKEND=$backend $B/bin/tessera-bench-aot --packages=$B/pkgs --filter=4096x16384 --mode=portable \
+      --warps=$warps | grep -E '^softmax' || status=1
+  done
+done
 echo "== anchors: PyTorch and Triton on the same GPU"
 PYTHONUNBUFFERED=1 python3 bench/anchors.py "$out/anchors.json" || status=1
 echo "== ratios"
