@@ -6,6 +6,7 @@
 #include "vulkan/VulkanDriver.hpp"
 
 #include <algorithm>
+#include <system_error>
 
 namespace tessera::vulkan {
 
@@ -306,7 +307,14 @@ Status VulkanStreamCore::submit(const Recorder &record, const std::string &what,
     if (value) *value = submitted_;
     return Status::success();
   }
-  if (!helper_.joinable()) helper_ = std::thread([this] { flushWhenIdle(); });
+  if (!helper_.joinable()) {
+    try {
+      helper_ = std::thread([this] { flushWhenIdle(); });
+    } catch (const std::system_error &) { // no thread to be had: every command is submitted at once
+      helperFailed_ = true;
+      return flushLocked();
+    }
+  }
   lock.unlock();
   wake_.notify_one();
   return Status::success();
