@@ -57,7 +57,6 @@ public:
   Type i64() const { return like(b.getI64Type()); }
   Type f64() const { return like(b.getF64Type()); }
   Type f32() const { return like(b.getF32Type()); }
-  Type i1() const { return like(b.getI1Type()); }
 
   Value constant(Type type, uint64_t value) const {
     TypedAttr attr = b.getIntegerAttr(getElementTypeOrSelf(type), APInt(getElementTypeOrSelf(type).getIntOrFloatBitWidth(), value));
@@ -73,12 +72,10 @@ public:
   Value ori(Value x, Value y) const { return arith::OrIOp::create(b, loc, x, y); }
   Value xori(Value x, Value y) const { return arith::XOrIOp::create(b, loc, x, y); }
   Value addi(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
-  Value subi(Value x, Value y) const { return arith::SubIOp::create(b, loc, x, y); }
   Value shl(Value x, Value y) const { return arith::ShLIOp::create(b, loc, x, y); }
   Value shr(Value x, Value y) const { return arith::ShRUIOp::create(b, loc, x, y); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) const { return arith::CmpIOp::create(b, loc, p, x, y); }
   Value select(Value c, Value x, Value y) const { return arith::SelectOp::create(b, loc, c, x, y); }
-  Value zext(Type t, Value v) const { return arith::ExtUIOp::create(b, loc, t, v); }
   Value trunc(Type t, Value v) const { return arith::TruncIOp::create(b, loc, t, v); }
 
   Value f64Const(double v) const {

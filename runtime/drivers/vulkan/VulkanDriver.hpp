@@ -138,6 +138,10 @@ private:
   Status retireLocked(uint64_t reachedValue);
   void resetFrame(VulkanFrame &frame);
   Result<uint64_t> counterValue();
+  /// Waits (forever) for the stream's timeline semaphore to reach `value`.
+  VkResult waitUntil(uint64_t value);
+  /// Retires every submission the device has finished.
+  Status retireFinishedLocked();
   Status submitLocked(VulkanFrame &frame, const std::string &what);
   /// Ends and submits the open batch, if any.
   Status flushLocked();

@@ -59,11 +59,7 @@ VulkanStreamCore::~VulkanStreamCore() {
   wake_.notify_all();
   if (helper_.joinable()) helper_.join(); // its wait ends once the device has the work done
   if (semaphore_ && submitted_) {
-    VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-    wait.semaphoreCount = 1;
-    wait.pSemaphores = &semaphore_;
-    wait.pValues = &submitted_;
-    device_.waitSemaphores(dev, &wait, kForever);
+    (void)waitUntil(submitted_);
   }
   (void)retireLocked(submitted_); // no other thread holds a core that is being destroyed
   for (auto &f : inFlight_) release(*f); // only where the device was lost
@@ -77,6 +73,20 @@ Result<uint64_t> VulkanStreamCore::counterValue() {
   TESSERA_VK_TRY_CTX(device_.getSemaphoreCounterValue(device_.handle(), semaphore_, &value),
                      "reading a stream's progress on " + device_.name());
   return value;
+}
+
+VkResult VulkanStreamCore::waitUntil(uint64_t value) {
+  VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+  wait.semaphoreCount = 1;
+  wait.pSemaphores = &semaphore_;
+  wait.pValues = &value;
+  return device_.waitSemaphores(device_.handle(), &wait, kForever);
+}
+
+Status VulkanStreamCore::retireFinishedLocked() {
+  Result<uint64_t> now = counterValue();
+  if (!now) return now.status();
+  return retireLocked(*now);
 }
 
 void VulkanStreamCore::resetFrame(VulkanFrame &f) {
@@ -124,18 +134,12 @@ Status VulkanStreamCore::retireLocked(uint64_t reachedValue) {
 
 Result<VulkanFrame *> VulkanStreamCore::acquireFrameLocked() {
   if (!inFlight_.empty()) {
-    Result<uint64_t> now = counterValue();
-    if (!now) return now.status();
-    if (Status s = retireLocked(*now); !s) return s;
+    if (Status s = retireFinishedLocked(); !s) return s;
   }
   if (free_.empty() && inFlight_.size() >= kMaxInFlight) {
     // Back-pressure: wait for the oldest submission (the device is kMaxInFlight commands behind).
     uint64_t oldest = inFlight_.front()->value;
-    VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-    wait.semaphoreCount = 1;
-    wait.pSemaphores = &semaphore_;
-    wait.pValues = &oldest;
-    TESSERA_VK_TRY_CTX(device_.waitSemaphores(device_.handle(), &wait, kForever), "waiting for a stream on " + device_.name());
+    TESSERA_VK_TRY_CTX(waitUntil(oldest), "waiting for a stream on " + device_.name());
     if (Status s = retireLocked(oldest); !s) return s;
   }
   if (free_.empty()) {
@@ -297,9 +301,7 @@ Status VulkanStreamCore::submit(const Recorder &record, const std::string &what,
   // batch waits for the helper thread (or fills up).
   size_t unfinished = inFlight_.size();
   if (unfinished >= 2) {
-    Result<uint64_t> now = counterValue();
-    if (!now) return now.status();
-    if (Status s = retireLocked(*now); !s) return s;
+    if (Status s = retireFinishedLocked(); !s) return s;
     unfinished = inFlight_.size();
   }
   if (value || stamp || unfinished < 2 || f.commands >= kMaxBatch || helperFailed_ || stopping_) {
@@ -330,11 +332,7 @@ void VulkanStreamCore::flushWhenIdle() {
     // Wait (unlocked: enqueues go on) until at most one submission is unfinished.
     uint64_t target = submitted_ > 0 ? submitted_ - 1 : 0;
     lock.unlock();
-    VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-    wait.semaphoreCount = 1;
-    wait.pSemaphores = &semaphore_;
-    wait.pValues = &target;
-    VkResult r = device_.waitSemaphores(device_.handle(), &wait, kForever);
+    VkResult r = waitUntil(target);
     lock.lock();
     if (r != VK_SUCCESS) {
       if (deferred_) deferred_ = vkStatus(r, "vkWaitSemaphores()", "waiting for a stream of " + device_.name());
@@ -380,18 +378,11 @@ Status VulkanStreamCore::addWait(std::shared_ptr<VulkanStreamCore> other, uint64
 
 Status VulkanStreamCore::waitFor(uint64_t value) {
   if (value > 0) {
-    VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-    wait.semaphoreCount = 1;
-    wait.pSemaphores = &semaphore_;
-    wait.pValues = &value;
     // Without the lock: other threads keep enqueueing while this one waits.
-    TESSERA_VK_TRY_CTX(device_.waitSemaphores(device_.handle(), &wait, kForever),
-                       "waiting for a stream of " + device_.name());
+    TESSERA_VK_TRY_CTX(waitUntil(value), "waiting for a stream of " + device_.name());
   }
   std::lock_guard<std::mutex> lock(lock_);
-  Result<uint64_t> now = counterValue();
-  if (!now) return now.status();
-  return retireLocked(*now);
+  return retireFinishedLocked();
 }
 
 Result<bool> VulkanStreamCore::reached(uint64_t value) {
