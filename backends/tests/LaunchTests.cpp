@@ -328,3 +328,43 @@ TEST_CASE("launch.soft_denormals_round_like_ieee") {
     CHECK(negativeZeros > n / 40);
   }
 }
+
+// The wide loads' condition tests only the last mask bit of a run of comparisons with one bound,
+// and that no element's value wrapped between the first and the last (LoadStoreOpToGPU.cpp): here
+// `cols + shift` wraps inside every thread's elements for some shifts, so the first elements of the
+// row are masked off (cols + shift >= n) and the later ones, wrapped to negative, are in. Without
+// the wrap test the wide loads would read the masked-off elements instead of taking `other`.
+TEST_CASE("launch.wrapped_mask_bits_keep_their_elements") {
+  for (DeviceUnderTest &d : everyDevice()) {
+    uint32_t seed = freshSeed();
+    CAPTURE(d.label);
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1000.f, 1000.f);
+    static constexpr int kBlock = 512;
+    auto kernel = [](tl::Ptr<float> x, tl::Ptr<float> out, tl::Scalar<int32_t> shift, tl::Scalar<int32_t> n) {
+      tl::Tile cols = tl::program_id(0) * kBlock + tl::arange(0, kBlock);
+      tl::Tile mask = cols + shift < n;
+      tl::store(out + cols, tl::load(x + cols, mask, -1.0f));
+    };
+    TracedKernel traced = require(trace("wrapped", kernel, {.numWarps = 1}), "trace");
+    Kernel k = loadKernel(*d.device, traced);
+    const size_t count = 2 * kBlock;
+    std::vector<float> x(count);
+    for (float &v : x) v = dist(rng);
+    Buffer bx = deviceBuffer(*d.device, x);
+    // Wraps at a random column (inside a thread's runs or between them), none, and every column.
+    const int32_t n = std::uniform_int_distribution<int32_t>(0, 1 << 20)(rng);
+    const int64_t wrapAt = std::uniform_int_distribution<int64_t>(1, int64_t(count) - 1)(rng);
+    for (int64_t shift : {int64_t(INT32_MAX) - wrapAt + 1, int64_t(INT32_MAX) - 3, int64_t(n) - int64_t(count), int64_t(INT32_MIN)}) {
+      CAPTURE(shift);
+      std::vector<float> expected(count);
+      for (size_t i = 0; i < count; ++i)
+        expected[i] = int32_t(uint32_t(int32_t(i)) + uint32_t(int32_t(shift))) < n ? x[i] : -1.0f;
+      Buffer out = poisonedBuffer(*d.device, DType::F32, count);
+      Status s = k.launch({2, 1, 1}, {bx, out, int32_t(shift), n});
+      REQUIRE_MESSAGE(s.ok(), s.toString());
+      checkExact(downloaded<float>(out), expected, seed);
+    }
+  }
+}
