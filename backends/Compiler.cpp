@@ -211,10 +211,13 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     if (failed(backend::runPasses(pm, *module)))
       return diags.failure(what);
   }
-  if (backend::faultInjected("contraction")) // the suite's self-test: let every target fuse a*b+c
+  auto allowContraction = [&] {
     module->walk([ctx](arith::ArithFastMathInterface op) {
       op->setAttr(op.getFastMathAttrName(), arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::contract));
     });
+  };
+  if (backend::faultInjected("contraction")) // the suite's self-test: let every target fuse a*b+c
+    allowContraction();
   if (done(Stage::TileOpt))
     return Status();
   {
@@ -231,6 +234,11 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     if (failed(backend::runPasses(pm, *module)))
       return diags.failure(what);
   }
+  // Fast mode lets a*b+c fuse (the contract; NVIDIA's Vulkan driver may fuse on its own): PTX says
+  // so with `contract` on every float op, the lowering's reductions included; without it LLVM
+  // writes mul.rn/add.rn, which ptxas keeps apart.
+  if (kernel.numerics() == Numerics::Fast && target.kind == TargetKind::PTX)
+    allowContraction();
   uint32_t sharedBytes = 0;
   module->walk([&](Operation *op) {
     if (auto a = op->getAttrOfType<IntegerAttr>(backend::kSharedBytesAttr))

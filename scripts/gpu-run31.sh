@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # GPU test-machine side of run 31 (ninth session): the memory-bound harness (scripts/gpu-bench.sh:
 # both backends, fast and portable, Vulkan launch overhead with batched submissions, portable
-# softmax at 32 warps against 16, PyTorch and Triton, ratios), then the dot work with its anchors,
-# each timed kernel with run 28's packages (.gpu-stage/pkgs/r28: the compiler before this
-# session) and with this session's (r31: the loads' and copies' "all runs whole" condition built
-# from the offsets' linear forms) in the same call. Here: bash scripts/stage-gpu-bench.sh; r31
-# made as scripts/gpu-final-run28.sh's header says for r28. Carry .gpu .gpu-bench .gpu-stage/bin
-# .gpu-stage/lib .gpu-stage/pkgs/r28 .gpu-stage/pkgs/r31.
+# softmax at 32 warps against 16, PyTorch and Triton, ratios); the fast row kernels compiled
+# without `contract` (.gpu-bench/pkgs-nc) against with it (.gpu-bench/pkgs) through CUDA; the op
+# tests through both backends; then the dot work with its anchors, each timed kernel with run 28's
+# packages (.gpu-stage/pkgs/r28: the compiler before this session) and this session's (r31: the
+# loads' and copies' "all runs whole" condition from the offsets' linear forms, and fast-mode PTX
+# with `contract`) in the same call. Here: bash scripts/stage-gpu-bench.sh; then
+# tessera-op-tests --write-packages=.gpu-bench/conformance; pkgs-nc from commit 66fe638's
+# tessera-bench --compile-only --write-packages; r31 made as scripts/gpu-final-run28.sh's header
+# says for r28. Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/r28 .gpu-stage/pkgs/r31.
 bash scripts/gpu-bench.sh
-source scripts/gpu-setup.sh gpu-run31-dot.log; S=.gpu-stage
+source scripts/gpu-setup.sh gpu-run31-dot.log; S=.gpu-stage; B=.gpu-bench
+for p in pkgs-nc pkgs pkgs-nc pkgs; do
+  echo "== cuda, fast row kernels, $p"
+  TESSERA_BACKEND=cuda $B/bin/tessera-bench-aot --packages=$B/$p --mode=fast --filter=softmax 2>&1 | grep -E '^softmax'
+  TESSERA_BACKEND=cuda $B/bin/tessera-bench-aot --packages=$B/$p --mode=fast --filter=layernorm 2>&1 | grep -E '^layernorm'
+done
+for be in cuda vulkan; do
+  echo "== op tests, $be"
+  TESSERA_BACKEND=$be timeout 120 $B/bin/tessera-op-tests-aot --packages=$B/conformance 2>&1 | tail -3
+done
 python3 bench/dot_anchors.py
 m() { local be=$1 p=$2; shift 2; TESSERA_BACKEND=$be timeout 60 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
 fa() { local be=$1 p=$2; shift 2; TESSERA_BACKEND=$be timeout 90 $S/bin/06_flash_attention_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
@@ -17,7 +29,7 @@ for be in cuda vulkan; do
   m $be r31 333 517 200 --dtype=f16 --act=gelu; m $be r31 333 517 200 --dtype=f16 --act=none --b-transposed
   m $be r31 1000 1000 1000 --dtype=bf16 --act=none
   fa $be r31 2 1 333 128 --dtype=f16 --blocks=64x32 --causal; fa $be r31 1 2 100 64 --dtype=f16 --blocks=64x64
-  for p in r28 r31 r28 r31; do
+  for p in r28 r31 $([ $be = cuda ] && echo r28 r31); do
     echo "== $be, packages $p"
     m $be $p 4096 4096 4096 --dtype=f16 --act=none --repeat=20; m $be $p 8192 8192 8192 --dtype=f16 --act=none --repeat=5
     m $be $p 4096 4096 4096 --dtype=bf16 --act=none --repeat=10
