@@ -33,7 +33,7 @@ echo "== ratios"
 python3 bench/ratios.py "$out/anchors.json" "$out/bench-cuda.json" "$out/bench-vulkan.json" --markdown "$out/ratios.md"
 # A profile of the kernels furthest from their targets (Nsight Compute, where the machine has it).
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
-if [ -n "$ncu" ]; then
+if [ -n "$ncu" ] && [ "${TESSERA_NCU:-1}" != 0 ]; then  # TESSERA_NCU=0 skips the profiles
   for work in "softmax f32 4096x1024" "layernorm f16 4096x8192"; do
     echo "== ncu: $work (cuda, fast)"
     TESSERA_BACKEND=cuda "$ncu" --launch-skip 3 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
@@ -44,7 +44,7 @@ if [ -n "$ncu" ]; then
       "$out/ncu-${work// /_}.txt" | head -20
   done
 else
-  echo "== ncu: not found on this machine"
+  echo "== ncu: not found on this machine, or skipped (TESSERA_NCU=0)"
 fi
 echo "== compile times on the build machine (trace to artifact)"
 grep '^compile' $B/compile.log

@@ -3,14 +3,16 @@
 # both backends, fast and portable, Vulkan launch overhead with batched submissions, portable
 # softmax at 32 warps against 16, PyTorch and Triton, ratios); the fast row kernels compiled
 # without `contract` (.gpu-bench/pkgs-nc) against with it (.gpu-bench/pkgs) through CUDA; the op
-# tests through both backends; then the dot work with its anchors, each timed kernel with run 28's
-# packages (.gpu-stage/pkgs/r28: the compiler before this session) and this session's (r31: the
-# loads' and copies' "all runs whole" condition from the offsets' linear forms, and fast-mode PTX
-# with `contract`) in the same call. Here: bash scripts/stage-gpu-bench.sh; then
-# tessera-op-tests --write-packages=.gpu-bench/conformance; pkgs-nc from commit 66fe638's
-# tessera-bench --compile-only --write-packages; r31 made as scripts/gpu-final-run28.sh's header
-# says for r28. Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/r28 .gpu-stage/pkgs/r31.
-bash scripts/gpu-bench.sh
+# tests through both backends; then the dot work with its anchors: ragged shapes checked, and the
+# timed kernels through CUDA with run 28's packages (.gpu-stage/pkgs/r28: the compiler before this
+# session) and this session's (r31: the loads' and copies' "all runs whole" condition from the
+# offsets' linear forms, fast-mode PTX with `contract`) in the same call, through Vulkan with r31;
+# longest last (the call may run out of device time). No ncu profiles this time.
+# Here: bash scripts/stage-gpu-bench.sh; tessera-op-tests --write-packages=.gpu-bench/conformance;
+# pkgs-nc from commit 66fe638's tessera-bench --compile-only --write-packages; r31 made as
+# scripts/gpu-final-run28.sh's header says for r28. Carry .gpu .gpu-bench .gpu-stage/bin
+# .gpu-stage/lib .gpu-stage/pkgs/r28 .gpu-stage/pkgs/r31.
+TESSERA_NCU=0 bash scripts/gpu-bench.sh
 source scripts/gpu-setup.sh gpu-run31-dot.log; S=.gpu-stage; B=.gpu-bench
 for p in pkgs-nc pkgs pkgs-nc pkgs; do
   echo "== cuda, fast row kernels, $p"
@@ -29,12 +31,19 @@ for be in cuda vulkan; do
   m $be r31 333 517 200 --dtype=f16 --act=gelu; m $be r31 333 517 200 --dtype=f16 --act=none --b-transposed
   m $be r31 1000 1000 1000 --dtype=bf16 --act=none
   fa $be r31 2 1 333 128 --dtype=f16 --blocks=64x32 --causal; fa $be r31 1 2 100 64 --dtype=f16 --blocks=64x64
-  for p in r28 r31 $([ $be = cuda ] && echo r28 r31); do
+  [ $be = vulkan ] && break
+  for p in r28 r31; do
     echo "== $be, packages $p"
-    m $be $p 4096 4096 4096 --dtype=f16 --act=none --repeat=20; m $be $p 8192 8192 8192 --dtype=f16 --act=none --repeat=5
-    m $be $p 4096 4096 4096 --dtype=bf16 --act=none --repeat=10
-    m $be $p 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=128x128x16/8
+    m $be $p 4096 4096 4096 --dtype=f16 --act=none --repeat=20
     fa $be $p 4 32 4096 128 --dtype=f16 --blocks=64x32 --repeat=5; fa $be $p 4 32 4096 128 --dtype=f16 --blocks=64x32 --causal --repeat=5
   done
+  for p in r28 r31; do
+    echo "== $be, packages $p"
+    m $be $p 8192 8192 8192 --dtype=f16 --act=none --repeat=5; m $be $p 4096 4096 4096 --dtype=bf16 --act=none --repeat=10
+    m $be $p 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=128x128x16/8
+  done
 done
+echo "== vulkan, packages r31"
+m vulkan r31 4096 4096 4096 --dtype=f16 --act=none --repeat=20; m vulkan r31 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=128x128x16/8
+fa vulkan r31 4 32 4096 128 --dtype=f16 --blocks=64x32 --repeat=5
 echo "== $(date -u +%T) done"

@@ -89,12 +89,12 @@ public:
       if (bits > 62 || highest - lowest + (group.max.form.constant - group.min.form.constant) >= (int64_t(1) << (bits - 1)))
         continue;
       if (*belowMin > 0)
-        group.min = {cmp.getLhs(), form};
+        group.min = {cmp.getLhs(), term, form};
       if (*aboveMax > 0)
-        group.max = {cmp.getLhs(), form};
+        group.max = {cmp.getLhs(), term, form};
       return;
     }
-    bounds.push_back({cmp.getPredicate(), cmp.getRhs(), {cmp.getLhs(), form}, {cmp.getLhs(), form}});
+    bounds.push_back({cmp.getPredicate(), cmp.getRhs(), {cmp.getLhs(), term, form}, {cmp.getLhs(), term, form}});
   }
 
   /// The conjunction (true where there are no terms).
@@ -105,7 +105,7 @@ public:
       const arith::CmpIPredicate p = group.predicate;
       const bool upper = p == arith::CmpIPredicate::slt || p == arith::CmpIPredicate::sle ||
                          p == arith::CmpIPredicate::ult || p == arith::CmpIPredicate::ule;
-      terms.push_back(arith::CmpIOp::create(b, loc, p, upper ? group.max.value : group.min.value, group.bound));
+      terms.push_back(upper ? group.max.term : group.min.term);
       if (group.min.value != group.max.value && ordered.insert({group.min.value, group.max.value}).second) {
         const bool isSigned = p == arith::CmpIPredicate::slt || p == arith::CmpIPredicate::sle ||
                               p == arith::CmpIPredicate::sgt || p == arith::CmpIPredicate::sge;
@@ -126,7 +126,7 @@ private:
     return p != arith::CmpIPredicate::eq && p != arith::CmpIPredicate::ne;
   }
   struct Extreme {
-    Value value;
+    Value value, term; // the compared value and its comparison with the bound
     LinearForm form;
   };
   struct Bound {

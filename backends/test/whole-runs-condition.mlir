@@ -10,13 +10,13 @@
 // CHECK: %[[T4:.*]] = arith.muli %{{.*}}, %c4_i32 : i32
 // CHECK: %[[E0:.*]] = arith.addi %[[T4]], %c0_i32 : i32
 // CHECK: %[[E7:.*]] = arith.addi %[[E0]], %c131_i32 : i32
-// The mask bits, which the element-wise path tests one by one.
-// CHECK-COUNT-8: arith.cmpi slt, %{{.*}}, %arg2 : i32
+// The mask bits, which the element-wise path tests one by one; the last is the load's.
+// CHECK-COUNT-7: arith.cmpi slt, %{{.*}}, %arg2 : i32
+// CHECK-NEXT: %[[BELOW:.*]] = arith.cmpi slt, %[[E7]], %arg2 : i32
 // CHECK: %[[O0:.*]] = arith.addi %{{.*}}, %[[E0]] : i32
 // CHECK: %[[LOW:.*]] = arith.andi %[[O0]], %{{.*}} : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %{{.*}} : i32
-// CHECK-NEXT: %[[BELOW:.*]] = arith.cmpi slt, %[[E7]], %arg2 : i32
 // CHECK-NEXT: %[[ORDERED:.*]] = arith.cmpi sle, %[[E0]], %[[E7]] : i32
 // CHECK-NEXT: %[[A:.*]] = arith.andi %[[ALIGNED]], %[[BELOW]] : i1
 // CHECK-NEXT: %[[WHOLE:.*]] = arith.andi %[[A]], %[[ORDERED]] : i1
@@ -42,8 +42,12 @@ func.func @rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {til
 // its contiguity and alignment tests.
 
 // CHECK-LABEL: gpu.func @window
+// CHECK: %[[F:.*]] = arith.addi %{{.*}}, %c0_i32 : i32
+// CHECK: %[[L:.*]] = arith.addi %[[F]], %c131_i32 : i32
 // CHECK: %[[O:.*]]:8 = scf.if
-// Both runs' alignment and contiguity tests.
+// CHECK: %[[LOWER:.*]] = arith.cmpi sge, %[[F]], %arg2 : i32
+// CHECK: %[[UPPER:.*]] = arith.cmpi slt, %[[L]], %arg3 : i32
+// Both runs' alignment and contiguity tests, then one no-wrap test for both bounds.
 // CHECK: arith.andi %[[O]]#0, %{{.*}} : i32
 // CHECK: arith.cmpi eq, %[[O]]#1
 // CHECK: arith.cmpi eq, %[[O]]#2
@@ -52,11 +56,12 @@ func.func @rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {til
 // CHECK: arith.cmpi eq, %[[O]]#5
 // CHECK: arith.cmpi eq, %[[O]]#6
 // CHECK: arith.cmpi eq, %[[O]]#7
-// CHECK-NEXT: arith.cmpi sge, %[[F:.*]], %arg2 : i32
-// CHECK-NEXT: arith.cmpi sle, %[[F]], %[[L:.*]] : i32
-// CHECK-NEXT: arith.cmpi slt, %[[L]], %arg3 : i32
-// CHECK-NOT: arith.cmpi s
-// CHECK: scf.if %{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-NEXT: %[[ORDERED:.*]] = arith.cmpi sle, %[[F]], %[[L]] : i32
+// CHECK-NOT: arith.cmpi
+// CHECK: %[[C1:.*]] = arith.andi %{{.*}}, %[[LOWER]] : i1
+// CHECK-NEXT: %[[C2:.*]] = arith.andi %[[C1]], %[[ORDERED]] : i1
+// CHECK-NEXT: %[[C3:.*]] = arith.andi %[[C2]], %[[UPPER]] : i1
+// CHECK-NEXT: scf.if %[[C3]] -> (f32, f32, f32, f32, f32, f32, f32, f32)
 func.func @window(%x: !tile.ptr<f32>, %idx: !tile.ptr<i32>, %lo: i32, %hi: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %cols = tile.arange 0, 256 : tensor<256xi32>
   %offs = tile.load %idx[%cols] : (!tile.ptr<i32>, tensor<256xi32>) -> tensor<256xi32>
