@@ -1,27 +1,29 @@
 #!/usr/bin/env bash
-# GPU test-machine side of run 31 (ninth session): the memory-bound harness (scripts/gpu-bench.sh:
-# both backends, fast and portable, Vulkan launch overhead with batched submissions, portable
-# softmax at 32 warps against 16, PyTorch and Triton, ratios); the fast row kernels compiled
-# without `contract` (.gpu-bench/pkgs-nc) against with it (.gpu-bench/pkgs) through CUDA; the op
-# tests through both backends; then the dot work with its anchors: ragged shapes checked, and the
-# timed kernels through CUDA with run 28's packages (.gpu-stage/pkgs/r28: the compiler before this
-# session) and this session's (r31: the loads' and copies' "all runs whole" condition from the
-# offsets' linear forms, fast-mode PTX with `contract`) in the same call, through Vulkan with r31;
-# longest last (the call may run out of device time). No ncu profiles this time.
-# Here: bash scripts/stage-gpu-bench.sh; tessera-op-tests --write-packages=.gpu-bench/conformance;
-# pkgs-nc from commit 66fe638's tessera-bench --compile-only --write-packages; r31 made as
-# scripts/gpu-final-run28.sh's header says for r28. Carry .gpu .gpu-bench .gpu-stage/bin
-# .gpu-stage/lib .gpu-stage/pkgs/r28 .gpu-stage/pkgs/r31.
+# GPU test-machine side of run 31 (staged in the ninth session, when no device machine could be
+# started): the memory-bound harness (scripts/gpu-bench.sh: both backends, fast and portable,
+# Vulkan launch overhead with batched submissions, portable softmax at 32 warps against 16,
+# PyTorch and Triton, ratios); the fast row kernels compiled without `contract`
+# (.gpu-stage/pkgs/r31-nc, commit 66fe638) against with it (r31-rows, commit 82a122e) through
+# CUDA; the op tests through both backends (r31-optests); then the dot work with its anchors:
+# ragged shapes checked, and the timed kernels through CUDA with run 28's packages
+# (.gpu-stage/pkgs/r28: the compiler before the ninth session) and the ninth session's (r31: the
+# loads' and copies' "all runs whole" condition from the offsets' linear forms, fast-mode PTX with
+# `contract`) in the same call, through Vulkan with r31; longest last (the call may run out of
+# device time). No ncu profiles this time. Here: bash scripts/stage-gpu-bench.sh; the r31* folders
+# are kept on the build machine (r31 made as scripts/gpu-final-run28.sh's header says for r28;
+# r31-optests by tessera-op-tests --write-packages; r31-nc and r31-rows the fast softmax and
+# layernorm packages of tessera-bench --compile-only --write-packages). Carry .gpu .gpu-bench
+# .gpu-stage/bin .gpu-stage/lib and .gpu-stage/pkgs/{r28,r31,r31-nc,r31-rows,r31-optests}.
 TESSERA_NCU=0 bash scripts/gpu-bench.sh
 source scripts/gpu-setup.sh gpu-run31-dot.log; S=.gpu-stage; B=.gpu-bench
-for p in pkgs-nc pkgs pkgs-nc pkgs; do
+for p in r31-nc r31-rows r31-nc r31-rows; do
   echo "== cuda, fast row kernels, $p"
-  TESSERA_BACKEND=cuda $B/bin/tessera-bench-aot --packages=$B/$p --mode=fast --filter=softmax 2>&1 | grep -E '^softmax'
-  TESSERA_BACKEND=cuda $B/bin/tessera-bench-aot --packages=$B/$p --mode=fast --filter=layernorm 2>&1 | grep -E '^layernorm'
+  TESSERA_BACKEND=cuda $B/bin/tessera-bench-aot --packages=$S/pkgs/$p --mode=fast --filter=softmax 2>&1 | grep -E '^softmax'
+  TESSERA_BACKEND=cuda $B/bin/tessera-bench-aot --packages=$S/pkgs/$p --mode=fast --filter=layernorm 2>&1 | grep -E '^layernorm'
 done
 for be in cuda vulkan; do
   echo "== op tests, $be"
-  TESSERA_BACKEND=$be timeout 120 $B/bin/tessera-op-tests-aot --packages=$B/conformance 2>&1 | tail -3
+  TESSERA_BACKEND=$be timeout 120 $S/bin/tessera-op-tests-aot --packages=$S/pkgs/r31-optests 2>&1 | tail -3
 done
 python3 bench/dot_anchors.py
 m() { local be=$1 p=$2; shift 2; TESSERA_BACKEND=$be timeout 60 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
