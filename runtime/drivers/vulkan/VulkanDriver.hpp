@@ -9,9 +9,11 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 
 namespace tessera::vulkan {
 
@@ -100,6 +102,22 @@ struct VulkanFrame {
 /// the stream waits for that), when it holds kMaxBatch commands, or before any host wait, event
 /// or stream wait. Up to kMaxInFlight submissions wait on the device, then the next one waits
 /// for the oldest. All members are guarded by `lock_`.
+/// A callable borrowed for one call (a stream records through it at once, never keeps it): unlike
+/// std::function it never allocates, which a launch would otherwise do for its recorder.
+template <class Signature> class FunctionRef;
+template <class R, class... Args> class FunctionRef<R(Args...)> {
+public:
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, FunctionRef>>>
+  FunctionRef(F &&f) // NOLINT: converts from any callable, as std::function does
+      : object_(const_cast<void *>(static_cast<const void *>(std::addressof(f)))),
+        call_([](void *o, Args... a) -> R { return (*static_cast<std::remove_reference_t<F> *>(o))(std::forward<Args>(a)...); }) {}
+  R operator()(Args... a) const { return call_(object_, std::forward<Args>(a)...); }
+
+private:
+  void *object_;
+  R (*call_)(void *, Args...);
+};
+
 class VulkanStreamCore {
 public:
   VulkanStreamCore(VulkanDevice &device, VulkanQueue &queue) : device_(device), queue_(queue) {}
@@ -113,8 +131,8 @@ public:
   /// recorder that fails must have recorded no work. `timed`: while device timing is on, the
   /// command is its own submission with timestamps around it. With `value`, the batch is
   /// submitted at once and `*value` is the timeline value it signals.
-  using Recorder = std::function<Status(VulkanFrame &, VkCommandBuffer)>;
-  Status submit(const Recorder &record, const std::string &what, bool timed, uint64_t *value = nullptr);
+  using Recorder = FunctionRef<Status(VulkanFrame &, VkCommandBuffer)>;
+  Status submit(Recorder record, const std::string &what, bool timed, uint64_t *value = nullptr);
   /// Submits a marker after everything so far (with a timestamp into `ticks` where the queue has
   /// timestamps) and returns its timeline value.
   Result<uint64_t> mark(const std::shared_ptr<EventTicks> &ticks);
@@ -340,7 +358,7 @@ private:
 class VulkanKernel final : public detail::DriverKernel {
 public:
   VulkanKernel(VulkanDevice &device, const KernelEntry &kernel, const Artifact &artifact)
-      : device_(device), kernel_(kernel), artifact_(artifact) {}
+      : device_(device), kernel_(kernel), artifact_(artifact), launchWhat_("launching kernel '" + kernel.name + "'") {}
   ~VulkanKernel() override;
   Status init();
   Status launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) override;
@@ -350,6 +368,7 @@ private:
   VulkanDevice &device_;
   const KernelEntry &kernel_;
   const Artifact &artifact_;
+  const std::string launchWhat_; // built once, not at every launch
   VkShaderModule shader_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
   VkPipelineLayout pipelineLayout_ = VK_NULL_HANDLE;

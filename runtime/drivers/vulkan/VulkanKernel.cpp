@@ -201,6 +201,7 @@ Status VulkanKernel::launch(detail::DriverStream &stream, Grid grid, std::span<c
   std::vector<VkDescriptorBufferInfo> infos;
   infos.reserve(bufferCount_);
   std::vector<VkWriteDescriptorSet> writes;
+  writes.reserve(bufferCount_);
   std::vector<uint8_t> push(artifact_.pushConstantBytes, 0);
   for (const detail::LaunchArg &arg : args) {
     if (arg.buffer) {
@@ -231,7 +232,7 @@ Status VulkanKernel::launch(detail::DriverStream &stream, Grid grid, std::span<c
         vk.vkCmdDispatch(cmd, grid.x, grid.y, grid.z);
         return Status::success();
       },
-      "launching kernel '" + kernel_.name + "'", true);
+      launchWhat_, true);
 }
 
 } // namespace tessera::vulkan

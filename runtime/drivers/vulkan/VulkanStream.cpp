@@ -254,7 +254,7 @@ Status VulkanStreamCore::flushLocked() {
   return Status::success();
 }
 
-Status VulkanStreamCore::submit(const Recorder &record, const std::string &what, bool timed, uint64_t *value) {
+Status VulkanStreamCore::submit(Recorder record, const std::string &what, bool timed, uint64_t *value) {
   std::unique_lock<std::mutex> lock(lock_);
   if (Status s = takeDeferredLocked(); !s) return s;
   const VolkDeviceTable &vk = device_.vk();
