@@ -106,6 +106,26 @@ TEST_CASE("emit.does_not_change_the_kernel") {
   CHECK(validateSpirv(spirvWords(a)).ok());
 }
 
+TEST_CASE("emit.a*b+c fuses in fast mode and never in portable mode (PTX)") {
+  // The contract lets fast mode contract a*b+c, the reductions' too (sum of squares); portable
+  // mode rounds every product and sum (mul.rn/add.rn, which ptxas keeps apart).
+  for (Numerics mode : {Numerics::Fast, Numerics::Portable}) {
+    auto affine = [](tl::Ptr<float> x, tl::Ptr<float> y, tl::Ptr<float> out, tl::Scalar<float> b, tl::Scalar<int32_t> n) {
+      tl::Tile offs = tl::arange(0, 128);
+      tl::Tile mask = offs < n;
+      tl::Tile v = tl::load(x + offs, mask);
+      tl::store(out + offs, v * tl::load(y + offs, mask) + b + tl::sum(v * v), mask);
+    };
+    TracedKernel k = require(trace("affine", affine, {.numWarps = 1, .numerics = mode}), "trace");
+    std::string ptx = emitted(k, nvptxTarget("sm_90"), Stage::PTX);
+    INFO(toString(mode), " PTX:\n", ptx);
+    const bool fast = mode == Numerics::Fast;
+    CHECK(contains(ptx, "fma.rn.f32") == fast);
+    CHECK(contains(ptx, "mul.rn.f32") == !fast);
+    CHECK(contains(ptx, "add.rn.f32") == !fast);
+  }
+}
+
 TEST_CASE("emit.f32 division is div.full in fast mode and div.rn in portable mode (PTX)") {
   // out = x / y: fast mode's budget for `/` is 3 ULP (docs/numerics.md), so the PTX divides with
   // div.full.f32 (2 ULP over the whole range, as Triton does); portable mode rounds correctly.
