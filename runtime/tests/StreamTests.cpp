@@ -23,6 +23,20 @@ Kernel addScalar(Device &dev, Module &keep) {
   return *k;
 }
 
+/// A target opened, with add_scalar loaded on it (the module kept alive beside the kernel).
+struct AddScalarOn {
+  std::shared_ptr<Device> dev;
+  Module module;
+  Kernel add;
+};
+
+AddScalarOn openWithAddScalar(Runtime &rt, const TargetRef &t) {
+  std::shared_ptr<Device> dev = openTarget(rt, t);
+  Module module;
+  Kernel add = addScalar(*dev, module);
+  return {std::move(dev), std::move(module), std::move(add)};
+}
+
 Grid gridFor(size_t n) { return {uint32_t((n + kBlock - 1) / kBlock), 1, 1}; }
 
 Stream newStream(Device &dev) {
@@ -44,9 +58,7 @@ TEST_CASE("stream.async_upload_launch_download") {
   auto rt = runtime();
   for (const TargetRef &t : everyTarget(*rt)) {
     CAPTURE(t.label);
-    std::shared_ptr<Device> dev = openTarget(*rt, t);
-    Module module;
-    Kernel add = addScalar(*dev, module);
+    auto [dev, module, add] = openWithAddScalar(*rt, t);
     const uint32_t seed = freshSeed();
     CAPTURE(seed);
     const size_t n = 5003;
@@ -82,9 +94,7 @@ TEST_CASE("stream.events_order_work_across_streams") {
   auto rt = runtime();
   for (const TargetRef &t : everyTarget(*rt)) {
     CAPTURE(t.label);
-    std::shared_ptr<Device> dev = openTarget(*rt, t);
-    Module module;
-    Kernel add = addScalar(*dev, module);
+    auto [dev, module, add] = openWithAddScalar(*rt, t);
     const size_t n = 1 << 16;
     Stream producer = newStream(*dev), consumer = newStream(*dev);
     Buffer x = allocateOrFail(*dev, DType::F32, n), y = allocateOrFail(*dev, DType::F32, n), z = allocateOrFail(*dev, DType::F32, n);
@@ -130,9 +140,7 @@ TEST_CASE("stream.long_chains_keep_order_through_batches") {
   auto rt = runtime();
   for (const TargetRef &t : everyTarget(*rt)) {
     CAPTURE(t.label);
-    std::shared_ptr<Device> dev = openTarget(*rt, t);
-    Module module;
-    Kernel add = addScalar(*dev, module);
+    auto [dev, module, add] = openWithAddScalar(*rt, t);
     const uint32_t seed = freshSeed();
     CAPTURE(seed);
     const size_t n = 1 << 14;
@@ -215,9 +223,7 @@ TEST_CASE("stream.event_time_and_device_timing_on_several_streams") {
   auto rt = runtime();
   for (const TargetRef &t : everyTarget(*rt)) {
     CAPTURE(t.label);
-    std::shared_ptr<Device> dev = openTarget(*rt, t);
-    Module module;
-    Kernel add = addScalar(*dev, module);
+    auto [dev, module, add] = openWithAddScalar(*rt, t);
     const size_t n = 1 << 18;
     Buffer x = allocateOrFail(*dev, DType::F32, n), y = allocateOrFail(*dev, DType::F32, n);
     std::vector<float> host = randomFloats(n, freshSeed());
@@ -294,9 +300,7 @@ TEST_CASE("stress.threads_on_shared_and_separate_streams") {
   auto rt = runtime();
   for (const TargetRef &t : everyTarget(*rt)) {
     CAPTURE(t.label);
-    std::shared_ptr<Device> dev = openTarget(*rt, t);
-    Module module;
-    Kernel add = addScalar(*dev, module);
+    auto [dev, module, add] = openWithAddScalar(*rt, t);
     Stream shared = newStream(*dev);
     const uint32_t baseSeed = freshSeed();
     CAPTURE(baseSeed);
