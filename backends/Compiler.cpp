@@ -187,7 +187,7 @@ std::string print(Operation *op) {
 /// Runs the pipeline on a copy of the kernel's module up to `stop` and prints that stage into
 /// `text`; without `stop` it runs to the end and fills `artifact`.
 Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::optional<Stage> stop, Artifact *artifact,
-                   std::string *text) {
+                   std::string *text, bool tensorCopies = false) {
   MLIRContext *ctx = kernel.impl_->context.get();
   ctx->appendDialectRegistry(backend::compilerRegistry());
   ctx->loadAllAvailableDialects();
@@ -226,6 +226,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     options.target = target.kind == TargetKind::PTX ? "nvptx" : "spirv";
     options.subgroupSize = target.subgroupSize;
     options.chip = target.chip;
+    options.tensorCopies = tensorCopies;
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -240,9 +241,22 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
   if (kernel.numerics() == Numerics::Fast && target.kind == TargetKind::PTX)
     allowContraction();
   uint32_t sharedBytes = 0;
+  std::vector<TensorMapSpec> tensorMaps;
   module->walk([&](Operation *op) {
     if (auto a = op->getAttrOfType<IntegerAttr>(backend::kSharedBytesAttr))
       sharedBytes = std::max<uint32_t>(sharedBytes, uint32_t(a.getInt()));
+    if (auto maps = op->getAttrOfType<ArrayAttr>(backend::kTensorMapsAttr))
+      for (Attribute m : maps) {
+        auto d = cast<DictionaryAttr>(m);
+        auto scalar = [&](const char *name) {
+          ArrayRef<int64_t> v = cast<DenseI64ArrayAttr>(d.get(name)).asArrayRef();
+          return HostScalar{int32_t(v[0]), v[1]};
+        };
+        ArrayRef<int64_t> box = cast<DenseI64ArrayAttr>(d.get("box")).asArrayRef();
+        tensorMaps.push_back({uint32_t(cast<IntegerAttr>(d.get("buffer")).getInt()), scalar("rows"), scalar("cols"),
+                              scalar("stride"), uint32_t(box[0]), uint32_t(box[1]),
+                              uint32_t(cast<IntegerAttr>(d.get("swizzle")).getInt())});
+      }
   });
   if (done(Stage::GPU))
     return Status();
@@ -307,6 +321,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       if (a.kind == ArgKind::Scalar)
         artifact->pushConstantBytes = std::max<uint32_t>(artifact->pushConstantBytes, a.abiSlot + uint32_t(sizeOf(a.dtype)));
   artifact->code = std::move(code);
+  artifact->tensorMaps = std::move(tensorMaps);
   return Status();
 }
 
@@ -358,7 +373,19 @@ Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const T
       Result<Artifact> a = compileArtifact(k, t);
       if (!a)
         return a.status();
+      // Code on the warpgroup matrix units gets a second form whose operands come through bulk
+      // tensor copies, where the kernel's loads allow (the runtime picks it per launch).
+      const bool warpgroup = t.kind == TargetKind::PTX &&
+                             std::string_view(reinterpret_cast<const char *>(a->code.data()), a->code.size()).find("wgmma") !=
+                                 std::string_view::npos;
       e.artifacts.push_back(std::move(*a));
+      if (warpgroup) {
+        Artifact copies;
+        if (Status s = runPipeline(k, e.artifacts.back().target, std::nullopt, &copies, nullptr, /*tensorCopies=*/true); !s)
+          return s;
+        if (!copies.tensorMaps.empty())
+          e.artifacts.push_back(std::move(copies));
+      }
     }
     pkg.kernels.push_back(std::move(e));
   }

@@ -293,6 +293,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     if (!seconds) return fail("timing", seconds.status());
     printTflops(repeat, *seconds, 2.0 * M * N * K);
   }
+  if (!portable) printTensorCopies(matmul);
 
 #ifndef TESSERA_EXAMPLE_AOT
   // Portable mode promises the interpreter's bits on every device.

@@ -213,6 +213,7 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
     if (!seconds) return fail("timing", seconds.status());
     printTflops(repeat, *seconds, 4.0 * batch * heads * double(seq) * seq * D * (causal ? 0.5 : 1.0));
   }
+  if (!portable) printTensorCopies(*attn);
 
 #ifndef TESSERA_EXAMPLE_AOT
   if (portable) { // the interpreter's bits on every device

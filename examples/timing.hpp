@@ -27,6 +27,17 @@ inline tessera::Result<std::vector<double>> timeLaunches(tessera::Device &dev, i
   return seconds;
 }
 
+/// Where the kernel's code reads its operands through bulk tensor copies (CUDA on Hopper: the
+/// driver's "tensor maps" figure), how many of its launches so far did.
+inline void printTensorCopies(const tessera::Kernel &kernel) {
+  double maps = -1, launches = 0;
+  for (const tessera::KernelStatistic &s : kernel.statistics()) {
+    if (s.name == "tensor maps") maps = s.value;
+    if (s.name == "tensor-copy launches") launches = s.value;
+  }
+  if (maps >= 0) std::printf("bulk tensor copies: %.0f tensor maps, %.0f launches used them\n", maps, launches);
+}
+
 /// Prints R timed launches of `flops` each: the median time and TFLOP/s, the fastest and slowest.
 inline void printTflops(int repeat, const std::vector<double> &seconds, double flops) {
   const double median = seconds[seconds.size() / 2];

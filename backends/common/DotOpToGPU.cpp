@@ -301,6 +301,17 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
                                             other.empty() ? zero : other[e], elem));
 }
 
+/// Issues the bulk tensor copies of one operand's tile for one iteration (lowerWithWarpgroupUnits):
+/// into `shared` from element `stage` on, signalling barrier `index` of `barriers`; `scalar` gives
+/// the tile IR's scalars for that iteration. `bytes`: what it copies. Empty for an operand copied
+/// otherwise.
+struct TensorIssue {
+  std::function<void(OpBuilder &, Location, Value shared, Value stage, const std::function<Value(Value)> &scalar,
+                     Value barriers, Value index)>
+      issue;
+  int64_t bytes = 0;
+};
+
 /// The staging of a pipelined dot on matrix units (DotStaging::maxStages > 1). Each operand copied
 /// from its buffer (copyToShared) gets `stages` arrays, which the iterations of the loop around
 /// the dot use in turn. Before the loop go the copies for its first stages - 1 iterations. Each
@@ -314,14 +325,28 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
 /// `align` bytes, and each thread fences its writes and landed copies for the asynchronous units. With
 /// `ahead` < stages - 1, the copies run only that many iterations ahead, so that the stages of
 /// the iterations before stay untouched while the units may still read them.
+/// An operand with a `tensor` issuer comes through bulk tensor copies instead, which one thread
+/// issues for the iteration's stage, signalling that stage's barrier in shared memory (one per
+/// stage, initialized before the loop); every thread waits for the phase of its iteration's stage
+/// (iteration t uses stage t % stages for the (t / stages)-th time: parity (t / stages) % 2).
 std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                       tile::DotOp op, std::array<ValueRange, 2> values,
                                                       const tile::LoadOp (&direct)[2], const int64_t (&sizes)[2],
                                                       std::array<int64_t, 2> ld, int64_t stages,
                                                       const Placement (&place)[2] = {nullptr, nullptr}, int64_t align = 16,
-                                                      int64_t ahead = 0) {
+                                                      int64_t ahead = 0, const TensorIssue (&tensor)[2] = {}) {
   if (!ahead)
     ahead = stages - 1;
+  const bool tensorCopies = tensor[0].issue || tensor[1].issue;
+  const bool asyncCopies = (direct[0] && !tensor[0].issue) || (direct[1] && !tensor[1].issue);
+  Value barriers;
+  auto onFirstThread = [&](llvm::function_ref<void()> body) {
+    auto first = scf::IfOp::create(r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::eq, lw.threadId, lw.i32(r, loc, 0)),
+                                   false);
+    OpBuilder::InsertionGuard guard(r);
+    r.setInsertionPoint(first.thenBlock()->getTerminator());
+    body();
+  };
   auto loop = cast<scf::ForOp>(op->getParentOp());
   const DotShape d(op);
   const RankedTensorType types[2] = {d.aType, d.bType};
@@ -352,11 +377,20 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
         return mapped == iv ? j : mapped;
       };
       for (int i = 0; i < 2; ++i)
-        if (direct[i])
+        if (direct[i] && !tensor[i].issue)
           copyToShared(r, loc, lw, direct[i], shared[i], arith::MulIOp::create(r, loc, stage, lw.i32(r, loc, sizes[i])),
                        ld[i], at, place[i]);
+      if (tensorCopies)
+        onFirstThread([&] {
+          lw.target.expectBytes(r, loc, barriers, stage, tensor[0].bytes + tensor[1].bytes);
+          for (int i = 0; i < 2; ++i)
+            if (tensor[i].issue)
+              tensor[i].issue(r, loc, shared[i], arith::MulIOp::create(r, loc, stage, lw.i32(r, loc, sizes[i])), at,
+                              barriers, stage);
+        });
     }
-    lw.target.asyncCommit(r, loc);
+    if (asyncCopies)
+      lw.target.asyncCommit(r, loc);
   };
   bool inLoop[2] = {false, false}; // operands from registers written in every iteration
   {
@@ -366,6 +400,16 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
       if (sizes[i])
         shared[i] = allocArray(r, loc, lw, d.in, (direct[i] ? stages : 1) * sizes[i], align);
     lw.barrier(r, loc); // readers in an earlier run of the loop (inside an outer loop) are done
+    if (tensorCopies) { // each run of the loop counts its stages' phases from 0
+      barriers = lw.target.allocBarriers(r, loc, cast<gpu::GPUFuncOp>(lw.kernel), stages);
+      lw.sharedBytes = (lw.sharedBytes + 7) / 8 * 8 + 8 * stages;
+      onFirstThread([&] {
+        for (int64_t s = 0; s < stages; ++s)
+          lw.target.initBarrier(r, loc, barriers, lw.i32(r, loc, s));
+        lw.target.fenceBarrierInit(r, loc);
+      });
+      lw.barrier(r, loc);
+    }
     for (int i = 0; i < 2; ++i)
       if (!sizes[i])
         continue;
@@ -379,13 +423,22 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
   {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPointAfter(loop);
-    lw.target.asyncWait(r, loc, 0); // nothing stays in flight past the loop
+    if (asyncCopies)
+      lw.target.asyncWait(r, loc, 0); // nothing stays in flight past the loop
   }
-  lw.target.asyncWait(r, loc, ahead - 1);
-  if (place[0] || place[1])
+  Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, iv, lb), step); // this iteration's number
+  if (asyncCopies)
+    lw.target.asyncWait(r, loc, ahead - 1);
+  if (tensorCopies) {
+    Value use = arith::DivUIOp::create(r, loc, t, lw.i32(r, loc, stages));
+    lw.target.waitBarrier(r, loc, barriers, arith::RemUIOp::create(r, loc, t, lw.i32(r, loc, stages)),
+                          arith::AndIOp::create(r, loc, use, lw.i32(r, loc, 1)));
+  }
+  // Writes of this thread (copies, registers) before the units read them; bulk tensor copies
+  // write as the units read (the async proxy), ordered by the barrier's phase.
+  if ((place[0] || place[1]) && (asyncCopies || !direct[0] || !direct[1]))
     lw.target.wgmmaSharedFence(r, loc);
   lw.barrier(r, loc);
-  Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, iv, lb), step); // this iteration's number
   Value distance = lw.i32(r, loc, ahead);
   issue(arith::AddIOp::create(r, loc, iv, arith::MulIOp::create(r, loc, step, distance)),
         arith::RemUIOp::create(r, loc, arith::AddIOp::create(r, loc, t, distance), lw.i32(r, loc, stages)));
@@ -434,6 +487,19 @@ std::optional<TileLowering::DotStaging> stagingPlan(tile::DotOp dot) {
 /// The columns of a row of an operand staged for the warpgroup units: rows of 128 bytes (64
 /// 16-bit elements) where the operand is that wide, else of its width (32 or 16 elements).
 int64_t swizzleWidth(int64_t cols) { return std::min<int64_t>(64, cols); }
+
+/// The box of a warpgroup dot's operand i (0: A, 1: B) that one bulk tensor copy moves: rows of
+/// the staged operand's row width (swizzleWidth), 8 rows of A (whose groups of 8 rows are staged
+/// in another order, placeA), up to 256 rows of B. {rows, cols} of the box and of the tile.
+struct TensorBox {
+  int64_t boxRows, boxCols, rows, cols;
+};
+TensorBox tensorBoxOf(const DotShape &d, int i) {
+  if (i == 0)
+    return {8, swizzleWidth(d.K), d.M, d.K};
+  const int64_t rows = d.transB ? d.N : d.K, cols = d.transB ? d.K : d.N;
+  return {std::min<int64_t>(rows, 256), swizzleWidth(cols), rows, cols};
+}
 
 } // namespace
 
@@ -778,8 +844,39 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
     sa = staged[0], sb = staged[1];
     aStage = bStage = c(r, loc, 0);
   } else {
-    std::tie(sa, sb, aStage, bStage) =
-        stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {K, transB ? K : N}, stages, place, kAlign, ahead);
+    // Operands with a tensor map (planDotStaging) come through bulk tensor copies: boxes of 8 of
+    // A's rows (each group of 8 rows lies whole where placeA puts it) or of B's rows, a box per
+    // panel of the staged row width, written swizzled as the units read them.
+    TensorIssue tensor[2];
+    for (int i = 0; i < 2; ++i) {
+      auto copy = direct[i] ? lw.tensorCopies.find(tile::LoadOp(direct[i]).getOperation()) : lw.tensorCopies.end();
+      if (copy == lw.tensorCopies.end())
+        continue;
+      const TensorBox box = tensorBoxOf(d, i);
+      const TileLowering::TensorCopy tc = copy->second;
+      // A's tile row `row` (a multiple of 8) at placeA's staged row.
+      auto stagedRow = [i, W, R, groupsOfWarps](int64_t row) -> int64_t {
+        if (i == 1)
+          return row;
+        const int64_t q = row / R, wr = (row / 8) % W;
+        return 64 * ((q / 2) * groupsOfWarps + wr / 4) + 16 * (wr % 4) + 8 * (q % 2);
+      };
+      tensor[i].bytes = box.rows * box.cols * inBytes;
+      tensor[i].issue = [&lw, box, tc, stagedRow](OpBuilder &x, Location xl, Value shared, Value stage,
+                                                  const std::function<Value(Value)> &scalar, Value barriers, Value index) {
+        Value row0 = tc.row0 ? scalar(tc.row0) : lw.i32(x, xl, 0), col0 = tc.col0 ? scalar(tc.col0) : lw.i32(x, xl, 0);
+        Value stageBytes = arith::MulIOp::create(x, xl, stage, lw.i32(x, xl, 2));
+        for (int64_t p = 0; p < box.cols / box.boxCols; ++p)
+          for (int64_t q = 0; q < box.rows / box.boxRows; ++q) {
+            const int64_t offset = (p * box.rows + stagedRow(q * box.boxRows)) * box.boxCols * 2;
+            lw.target.tensorCopy(x, xl, shared, arith::AddIOp::create(x, xl, stageBytes, lw.i32(x, xl, offset)), tc.map,
+                                 arith::AddIOp::create(x, xl, col0, lw.i32(x, xl, p * box.boxCols)),
+                                 arith::AddIOp::create(x, xl, row0, lw.i32(x, xl, q * box.boxRows)), barriers, index);
+          }
+      };
+    }
+    std::tie(sa, sb, aStage, bStage) = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {K, transB ? K : N}, stages,
+                                                      place, kAlign, ahead, tensor);
   }
   const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], nPer = std::min(N, unit.maxN);
   Value warpGroup = arith::ShRUIOp::create(r, loc, lw.threadId, c(r, loc, 7));
@@ -1173,6 +1270,46 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
 
 } // namespace
 
+namespace {
+
+
+/// Gives the load of a warpgroup dot's operand i a tensor map parameter where a launch can
+/// build one (tensorWindowOf, hostScalarOf), recording its spec on the kernel (kTensorMapsAttr).
+void planTensorCopy(tile::DotOp dot, int i, tile::LoadOp load, TileLowering &lw) {
+  std::optional<TensorWindow> w = tensorWindowOf(load);
+  auto func = cast<gpu::GPUFuncOp>(lw.kernel);
+  if (!w)
+    return;
+  auto buffer = dyn_cast<BlockArgument>(w->buffer);
+  std::optional<std::pair<int64_t, int64_t>> rows = hostScalarOf(w->rows, func), cols = hostScalarOf(w->cols, func),
+                                              stride = hostScalarOf(w->stride, func);
+  if (!buffer || buffer.getOwner() != &func.getBody().front() || !rows || !cols || !stride)
+    return;
+  const TensorBox box = tensorBoxOf(DotShape(dot), i);
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  const unsigned param = func.getNumArguments();
+  if (failed(func.insertArgument(param, lw.target.tensorMapType(ctx), DictionaryAttr::get(ctx), load.getLoc())))
+    return;
+  auto pair = [&](std::pair<int64_t, int64_t> v) { return b.getDenseI64ArrayAttr({v.first, v.second}); };
+  SmallVector<Attribute> maps;
+  if (auto old = func->getAttrOfType<ArrayAttr>(kTensorMapsAttr))
+    maps.assign(old.begin(), old.end());
+  maps.push_back(b.getDictionaryAttr({
+      b.getNamedAttr("param", b.getI32IntegerAttr(int32_t(param))),
+      b.getNamedAttr("buffer", b.getI32IntegerAttr(int32_t(buffer.getArgNumber()))),
+      b.getNamedAttr("rows", pair(*rows)),
+      b.getNamedAttr("cols", pair(*cols)),
+      b.getNamedAttr("stride", pair(*stride)),
+      b.getNamedAttr("box", b.getDenseI64ArrayAttr({box.boxRows, box.boxCols})),
+      b.getNamedAttr("swizzle", b.getI32IntegerAttr(int32_t(box.boxCols * 2))),
+  }));
+  func->setAttr(kTensorMapsAttr, b.getArrayAttr(maps));
+  lw.tensorCopies[load.getOperation()] = {func.getArgument(param), w->row0, w->col0};
+}
+
+} // namespace
+
 void planDotStaging(Operation *kernel, TileLowering &lw) {
   if (lw.portable || !lw.target.hasAsyncCopy())
     return;
@@ -1181,9 +1318,48 @@ void planDotStaging(Operation *kernel, TileLowering &lw) {
     std::optional<TargetInfo::MmaShape> unit = lw.target.mmaShape(d.in, d.accElem);
     if (!unit || d.K % unit->k || !lw.mmaShapes.count({d.M, d.N}))
       return;
-    if (std::optional<TileLowering::DotStaging> plan = stagingPlan(dot))
-      lw.dotStaging[dot.getOperation()] = *plan;
+    std::optional<TileLowering::DotStaging> plan = stagingPlan(dot);
+    if (!plan)
+      return;
+    lw.dotStaging[dot.getOperation()] = *plan;
+    // Pipelined operands of the warpgroup units may come through bulk tensor copies.
+    if (lw.tensorCopiesAllowed && lw.target.hasTensorCopies() && lw.warpgroupDots.count(dot.getOperation()) &&
+        plan->maxStages > 1)
+      for (int i = 0; i < 2; ++i)
+        if (plan->direct[i])
+          planTensorCopy(dot, i, cast<tile::LoadOp>(plan->direct[i]), lw);
   });
+}
+
+void dropUnusedTensorMaps(Operation *kernel) {
+  auto func = cast<gpu::GPUFuncOp>(kernel);
+  auto maps = func->getAttrOfType<ArrayAttr>(kTensorMapsAttr);
+  if (!maps)
+    return;
+  Builder b(func.getContext());
+  SmallVector<Attribute> kept;
+  llvm::BitVector erase(func.getNumArguments());
+  for (Attribute a : maps) {
+    auto map = cast<DictionaryAttr>(a);
+    const unsigned param = unsigned(cast<IntegerAttr>(map.get("param")).getInt());
+    if (func.getArgument(param).use_empty())
+      erase.set(param);
+    else
+      kept.push_back(map);
+  }
+  if (failed(func.eraseArguments(erase)))
+    return;
+  // The kept maps' parameters follow the arguments in order again.
+  const unsigned first = func.getNumArguments() - unsigned(kept.size());
+  for (size_t k = 0; k < kept.size(); ++k) {
+    NamedAttrList fields(cast<DictionaryAttr>(kept[k]));
+    fields.set("param", b.getI32IntegerAttr(int32_t(first + k)));
+    kept[k] = fields.getDictionary(func.getContext());
+  }
+  if (kept.empty())
+    func->removeAttr(kTensorMapsAttr);
+  else
+    func->setAttr(kTensorMapsAttr, b.getArrayAttr(kept));
 }
 
 void populateDotOpToGPUPatterns(const TileLowering &lowering, TypeConverter &converter, RewritePatternSet &patterns) {

@@ -74,6 +74,30 @@ public:
   virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const;
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending) const;
 
+  /// Bulk tensor copies (Hopper's TMA, sm_90+): one thread copies a box of a 2-D matrix
+  /// described by a tensor map (a kernel parameter of tensorMapType, built by the runtime) into
+  /// shared memory; the box's elements outside the matrix arrive as zeros. A copy signals its
+  /// bytes to a barrier in shared memory (allocBarriers: 8 bytes each): initBarrier (one thread;
+  /// then fenceBarrierInit and a barrier of the program), expectBytes (one thread, before the
+  /// copies: the phase completes once that many bytes have landed), waitBarrier (every thread
+  /// that reads the data: until the phase of that parity has completed).
+  virtual bool hasTensorCopies() const { return false; }
+  virtual mlir::Type tensorMapType(mlir::MLIRContext *ctx) const;
+  virtual mlir::Value allocBarriers(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func,
+                                    int64_t count) const;
+  virtual void initBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index) const;
+  virtual void fenceBarrierInit(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual void expectBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index,
+                           int64_t bytes) const;
+  /// Copies the box at (col, row) (i32 element coordinates, possibly outside the matrix) of the
+  /// map into shared memory `byteOffset` (i32) bytes into `shared`, aligned to the box's swizzle
+  /// pattern (1024 bytes for 128-byte rows).
+  virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared, mlir::Value byteOffset,
+                          mlir::Value map, mlir::Value col, mlir::Value row, mlir::Value barriers,
+                          mlir::Value index) const;
+  virtual void waitBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index,
+                           mlir::Value parity) const;
+
   /// After the lowering of kernel `func`, whose allocShared arrays take `requested` bytes: the
   /// target may rearrange them (NVPTX: past CUDA's 48 KiB of static shared memory, into one
   /// dynamic array). Returns the bytes the kernel's shared memory takes at launch.

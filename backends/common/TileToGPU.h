@@ -17,6 +17,25 @@ namespace tessera::backend {
 
 /// Shared-memory bytes a lowered kernel uses (an i32 attribute on its gpu.func).
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tessera.shared_bytes";
+/// The tensor maps a lowered kernel takes after its arguments (an array attribute on its
+/// gpu.func, one dictionary per map, in parameter order: `param`, `buffer`, `rows`, `cols`,
+/// `stride` (each [argument index or -1, constant]), `box` ([rows, cols]) and `swizzle` (bytes);
+/// the runtime's TensorMapSpec).
+inline constexpr llvm::StringLiteral kTensorMapsAttr = "tessera.tensor_maps";
+
+/// A tile.load that reads a window of a row-major matrix (tensorWindowOf): element (i, j) of the
+/// tile is buffer[(row0 + i) * stride + col0 + j] where row0 + i < rows and col0 + j < cols (signed),
+/// zero elsewhere. row0 and col0 are the scalars the tile IR splats; rows, cols and stride are
+/// i32 scalars too (kernel arguments or constants where a launch can build a tensor map).
+struct TensorWindow {
+  mlir::Value buffer;
+  mlir::Value row0, col0;
+  mlir::Value rows, cols, stride;
+};
+std::optional<TensorWindow> tensorWindowOf(mlir::Operation *load);
+/// The value of an i32 scalar that a launch knows: {argument index, 0} for a parameter of
+/// `kernel`, {-1, value} for a constant; nothing otherwise.
+std::optional<std::pair<int64_t, int64_t>> hostScalarOf(mlir::Value v, mlir::Operation *kernel);
 
 /// A scratch array in shared (workgroup) memory, of 32- or 64-bit elements.
 struct SharedBuffer {
@@ -62,6 +81,16 @@ struct TileLowering {
   /// Fast dots that run on the warpgroup matrix units (runsOnWarpgroupUnits, decided before the
   /// conversion), and whether each only accumulates across its loop (accumulatesAcrossLoop).
   std::map<mlir::Operation *, bool> warpgroupDots;
+  /// May the operands of warpgroup dots come through the target's bulk tensor copies (the pass's
+  /// tensor-copies option)? Those that do (planDotStaging) are in `tensorCopies`: the kernel
+  /// parameter holding the load's tensor map (its spec in kTensorMapsAttr), and the tile IR's
+  /// scalars of the tile's first row and column.
+  bool tensorCopiesAllowed = false;
+  struct TensorCopy {
+    mlir::Value map;
+    mlir::Value row0, col0;
+  };
+  std::map<mlir::Operation *, TensorCopy> tensorCopies;
 
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
@@ -119,8 +148,13 @@ bool runsOnWarpgroupUnits(mlir::Operation *dot, const TileLowering &lowering);
 /// loop yields for it? Then nothing reads the accumulator until the loop ends.
 bool accumulatesAcrossLoop(mlir::Operation *dot);
 
-/// Plans the staging of the fast dots of `kernel` that will run on matrix units (dotStaging).
+/// Plans the staging of the fast dots of `kernel` that will run on matrix units (dotStaging),
+/// and which of their operands come through bulk tensor copies (tensorCopies: each gets a
+/// tensor map parameter after the kernel's arguments).
 void planDotStaging(mlir::Operation *kernel, TileLowering &lowering);
+/// After the lowering: removes the tensor map parameters nothing reads (an operand that was not
+/// pipelined after all) from the kernel and from its kTensorMapsAttr.
+void dropUnusedTensorMaps(mlir::Operation *kernel);
 
 /// Can the thread's run of `vec` elements from j on be one wide access at run time: offsets
 /// contiguous, the first a multiple of vec, every mask bit set (LoadStoreOpToGPU.cpp)?

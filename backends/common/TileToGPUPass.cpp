@@ -73,6 +73,26 @@ void TargetInfo::wgmmaWait(OpBuilder &, Location, int64_t) const {
   llvm_unreachable("wgmmaWait on a target without warpgroup matrix units");
 }
 
+Type TargetInfo::tensorMapType(MLIRContext *) const { llvm_unreachable("tensorMapType on a target without tensor copies"); }
+Value TargetInfo::allocBarriers(OpBuilder &, Location, gpu::GPUFuncOp, int64_t) const {
+  llvm_unreachable("allocBarriers on a target without tensor copies");
+}
+void TargetInfo::initBarrier(OpBuilder &, Location, Value, Value) const {
+  llvm_unreachable("initBarrier on a target without tensor copies");
+}
+void TargetInfo::fenceBarrierInit(OpBuilder &, Location) const {
+  llvm_unreachable("fenceBarrierInit on a target without tensor copies");
+}
+void TargetInfo::expectBytes(OpBuilder &, Location, Value, Value, int64_t) const {
+  llvm_unreachable("expectBytes on a target without tensor copies");
+}
+void TargetInfo::tensorCopy(OpBuilder &, Location, Value, Value, Value, Value, Value, Value, Value) const {
+  llvm_unreachable("tensorCopy on a target without tensor copies");
+}
+void TargetInfo::waitBarrier(OpBuilder &, Location, Value, Value, Value) const {
+  llvm_unreachable("waitBarrier on a target without tensor copies");
+}
+
 int64_t TargetInfo::finalizeShared(gpu::GPUFuncOp, int64_t requested) const { return requested; }
 void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, Value, Value, Type, int64_t) const {
   llvm_unreachable("asyncCopy on a target without asynchronous copies");
@@ -123,7 +143,7 @@ int64_t kernelRunLimit(Operation *kernel) {
 namespace {
 
 /// Moves `kernel` into a new gpu.func of `gpuModule` and lowers its tiles.
-LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target) {
+LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target, bool tensorCopies) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   std::string error;
@@ -202,6 +222,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
 
   TileLowering lowering{target, threads, tid, func};
   lowering.portable = portable && !faultInjected("reduce-order");
+  lowering.tensorCopiesAllowed = tensorCopies;
   lowering.maxVec = maxVec;
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
   // layout first, and a dot on matrix units loads its fragments from x's rows.
@@ -280,6 +301,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, legal);
   if (failed(applyPartialConversion(func, legal, std::move(patterns))))
     return failure();
+  dropUnusedTensorMaps(func);
   func->setAttr(kSharedBytesAttr, b.getI32IntegerAttr(int32_t(target.finalizeShared(func, lowering.sharedBytes))));
   return success();
 }
@@ -324,7 +346,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessera_kernels");
     info->annotateModule(gpuModule);
     for (func::FuncOp k : kernels)
-      if (failed(lowerKernel(k, gpuModule, *info)))
+      if (failed(lowerKernel(k, gpuModule, *info, tensorCopies)))
         return signalPassFailure();
   }
 };

@@ -1,6 +1,7 @@
 // The NVPTX half of the pipeline: gpu.module -> NVVM/LLVM dialects -> PTX text (in memory).
 #include "NVPTXTarget.h"
 #include "Registration.h"
+#include "common/TileToGPU.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -67,6 +68,26 @@ static void approximateDivisions(ModuleOp module) {
   });
 }
 
+/// A kernel's tensor maps (kTensorMapsAttr) are 128-byte parameters, 64-byte aligned, whose
+/// address the bulk tensor copies take: byval + nvvm.grid_constant make them
+/// `.param .align 64 .b8 [128]`, read in place through cvta.param.
+static void markTensorMapParams(ModuleOp module) {
+  module.walk([](LLVM::LLVMFuncOp func) {
+    auto maps = func->getAttrOfType<ArrayAttr>(kTensorMapsAttr);
+    if (!maps)
+      return;
+    MLIRContext *ctx = func.getContext();
+    Builder b(ctx);
+    for (Attribute a : maps) {
+      const unsigned param = unsigned(cast<IntegerAttr>(cast<DictionaryAttr>(a).get("param")).getInt());
+      func.setArgAttr(param, LLVM::LLVMDialect::getByValAttrName(),
+                      TypeAttr::get(LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 128)));
+      func.setArgAttr(param, LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(64));
+      func.setArgAttr(param, NVVM::NVVMDialect::getGridConstantAttrName(), UnitAttr::get(ctx));
+    }
+  });
+}
+
 LogicalResult lowerGPUToNVVM(ModuleOp module, const std::string &chip, uint32_t ptxVersion, bool fastDivision) {
   if (fastDivision)
     approximateDivisions(module);
@@ -83,7 +104,10 @@ LogicalResult lowerGPUToNVVM(ModuleOp module, const std::string &chip, uint32_t 
   gpu.addPass(createCanonicalizerPass());
   gpu.addPass(createCSEPass());
   gpu.addPass(createReconcileUnrealizedCastsPass());
-  return runPasses(pm, module);
+  if (failed(runPasses(pm, module)))
+    return failure();
+  markTensorMapParams(module);
+  return success();
 }
 
 /// The CUDA toolkit, when present, supplies libdevice for math functions; kernels without

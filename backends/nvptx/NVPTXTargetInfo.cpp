@@ -19,6 +19,7 @@ namespace {
 
 constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kSharedAddressSpace = 3;
+constexpr unsigned kSharedClusterAddressSpace = 7;
 
 class NVPTXTargetInfo final : public TargetInfo {
 public:
@@ -214,6 +215,44 @@ public:
 
   void asyncWait(OpBuilder &b, Location loc, int64_t pending) const override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(int32_t(pending)));
+  }
+
+  // ---- bulk tensor copies (TMA, sm_90+) and their barriers (mbarrier) ----------------------
+  // A tensor map is a 128-byte kernel parameter (.param .align 64 .b8 [128]), whose generic
+  // address (cvta.param) the copies take: lowerGPUToNVVM marks it byval and grid_constant.
+  bool hasTensorCopies() const override { return sm_ >= 90; }
+  Type tensorMapType(MLIRContext *ctx) const override { return LLVM::LLVMPointerType::get(ctx); }
+
+  Value allocBarriers(OpBuilder &b, Location loc, gpu::GPUFuncOp func, int64_t count) const override {
+    return allocShared(b, loc, func, b.getI64Type(), count, 8);
+  }
+  static Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
+    return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(), barriers, ValueRange{index},
+                               LLVM::GEPNoWrapFlags::inbounds);
+  }
+  void initBarrier(OpBuilder &b, Location loc, Value barriers, Value index) const override {
+    NVVM::MBarrierInitOp::create(b, loc, barrierAt(b, loc, barriers, index), c32(b, loc, 1), Value());
+  }
+  void fenceBarrierInit(OpBuilder &b, Location loc) const override { NVVM::FenceMbarrierInitOp::create(b, loc); }
+  void expectBytes(OpBuilder &b, Location loc, Value barriers, Value index, int64_t bytes) const override {
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), barrierAt(b, loc, barriers, index), c32(b, loc, bytes),
+                                           NVVM::MemScopeKind::CTA, false, Value());
+  }
+  void tensorCopy(OpBuilder &b, Location loc, Value shared, Value byteOffset, Value map, Value col, Value row,
+                  Value barriers, Value index) const override {
+    MLIRContext *ctx = b.getContext();
+    Value dst = LLVM::GEPOp::create(b, loc, shared.getType(), b.getI8Type(), shared, ValueRange{byteOffset},
+                                    LLVM::GEPNoWrapFlags::inbounds);
+    // The copy names shared::cluster addresses; a program's own shared memory is in that window.
+    dst = LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, kSharedClusterAddressSpace), dst);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(b, loc, dst, map, ValueRange{col, row},
+                                                           barrierAt(b, loc, barriers, index), ValueRange{}, Value(),
+                                                           Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+                                                           b.getBoolAttr(false), NVVM::CTAGroupKindAttr(), Value());
+  }
+  void waitBarrier(OpBuilder &b, Location loc, Value barriers, Value index, Value parity) const override {
+    // Suspends for up to 10 ms a try (CUTLASS's hint); the op loops until the phase completed.
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrierAt(b, loc, barriers, index), parity, c32(b, loc, 0x989680));
   }
 
   Type paramType(const ArgSpec &spec, Type elem) const override {

@@ -307,6 +307,42 @@ TEST_CASE("on sm_90a fast f16 and bf16 dots of loaded tiles run on the warpgroup
   CHECK_FALSE(contains(ptxText(compiled(traceMatmul<float, float>(64, 64, 32, Numerics::Fast), "sm_90a")), "wgmma"));
 }
 
+TEST_CASE("on sm_90a a warpgroup dot whose loads read matrix windows also gets a tensor-copy form (TMA)") {
+  auto package = [](Result<TracedKernel> k, const char *chip) {
+    return require(compile(require(std::move(k), "trace"), nvptxTarget(chip)), "compile");
+  };
+  // matmul(a, b, c, M, N, K): A's window is M x K with rows K apart, B's K x N with rows N apart.
+  // A comes in boxes of 8 rows (its groups of 8 rows are staged in another order), B in one box
+  // of its 64 rows per 64 columns; rows of 128 bytes, swizzled.
+  Package p = package(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90a");
+  REQUIRE(p.kernels[0].artifacts.size() == 2);
+  const Artifact &plain = p.kernels[0].artifacts[0], &copies = p.kernels[0].artifacts[1];
+  CHECK(plain.tensorMaps.empty());
+  CHECK(copies.target == plain.target);
+  const std::vector<TensorMapSpec> maps{{0, {3, 0}, {5, 0}, {5, 0}, 8, 64, 128}, {1, {5, 0}, {4, 0}, {4, 0}, 64, 64, 128}};
+  CHECK(copies.tensorMaps == maps);
+  CHECK(copies.sharedMemBytes == plain.sharedMemBytes + 4 * 8); // a barrier per stage
+  const std::string ptx = ptxText(copies);
+  // The maps are 128-byte parameters after the arguments, read in place.
+  CHECK(contains(ptx, ".param .align 64 .b8 matmul_param_6[128]"));
+  CHECK(contains(ptx, ".param .align 64 .b8 matmul_param_7[128]"));
+  CHECK(contains(ptx, "cvta.param.u64"));
+  CHECK(contains(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
+  CHECK(contains(ptx, "mbarrier.arrive.expect_tx.shared.b64"));
+  CHECK(contains(ptx, "mbarrier.try_wait.parity.shared.b64"));
+  CHECK(contains(ptx, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"));
+  CHECK_FALSE(contains(ptx, "cp.async.cg"));
+  CHECK(contains(ptxText(plain), "cp.async.cg"));
+  CHECK_FALSE(contains(ptxText(plain), "cp.async.bulk"));
+  // B stored N x K: its 256 x 64 tile in one box.
+  Package bt = package(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8, true), "sm_90a");
+  REQUIRE(bt.kernels[0].artifacts.size() == 2);
+  CHECK(bt.kernels[0].artifacts[1].tensorMaps[1] == TensorMapSpec{1, {4, 0}, {5, 0}, {5, 0}, 256, 64, 128});
+  // No second form without the warpgroup units: sm_90, portable mode.
+  CHECK(package(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90").kernels[0].artifacts.size() == 1);
+  CHECK(package(traceMatmul<f16, float>(64, 64, 32, Numerics::Portable), "sm_90a").kernels[0].artifacts.size() == 1);
+}
+
 TEST_CASE("dot of a transposed tile reads it as it lies (transpose_b), on every device, ragged shapes, both modes") {
   // tl::dot(x, tl::trans(y)) becomes one dot with transpose_b: y is staged as it is loaded.
   TracedKernel k = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast, 4, true), "trace");

@@ -1,4 +1,4 @@
-// Kernel package v1: writer, bounds-checked reader and file I/O. Layout: docs/package-format.md.
+// Kernel package v2: writer, bounds-checked reader and file I/O. Layout: docs/package-format.md.
 #include "tessera/runtime/Package.hpp"
 
 #include <atomic>
@@ -28,6 +28,7 @@ constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8;
 constexpr size_t kMinArgBytes = 8 + 1 + 1 + 4;
 constexpr size_t kMinArtifactBytes = 1 + 8 + 4 + 4 + 8 + 12 + 4 + 4 + 8;
 constexpr size_t kMinKernelBytes = 8 + 4 + 4 + 8 + 4;
+constexpr size_t kTensorMapBytes = 4 + 3 * (4 + 8) + 4 + 4 + 4;
 
 class Writer {
 public:
@@ -78,6 +79,7 @@ public:
   }
   uint8_t u8(const char *what) { return static_cast<uint8_t>(little(1, what)); }
   uint32_t u32(const char *what) { return static_cast<uint32_t>(little(4, what)); }
+  uint64_t u64(const char *what) { return little(8, what); }
 
   std::span<const uint8_t> blob(const char *what) {
     size_t at = pos_;
@@ -118,7 +120,37 @@ bool validArgKind(uint8_t v) { return v == uint8_t(ArgKind::Buffer) || v == uint
 bool validDType(uint8_t v) { return sizeOf(static_cast<DType>(v)) != 0; }
 bool validTargetKind(uint8_t v) { return v == uint8_t(TargetKind::PTX) || v == uint8_t(TargetKind::SPIRV); }
 
-void readArtifact(Reader &r, Artifact &a) {
+HostScalar readHostScalar(Reader &r, const char *what) {
+  HostScalar v;
+  v.arg = static_cast<int32_t>(r.u32(what));
+  v.value = static_cast<int64_t>(r.u64(what));
+  return v;
+}
+
+void readTensorMap(Reader &r, TensorMapSpec &m, size_t argCount) {
+  size_t at = r.pos();
+  m.buffer = r.u32("tensor map buffer");
+  if (!r.failed() && m.buffer >= argCount)
+    r.fail("tensor map buffer argument " + std::to_string(m.buffer) + " of a kernel with " + std::to_string(argCount) +
+               " arguments",
+           at);
+  for (HostScalar *v : {&m.rows, &m.cols, &m.rowStride}) {
+    at = r.pos();
+    *v = readHostScalar(r, "tensor map scalar");
+    if (!r.failed() && v->arg >= int32_t(argCount))
+      r.fail("tensor map scalar argument " + std::to_string(v->arg) + " of a kernel with " + std::to_string(argCount) +
+                 " arguments",
+             at);
+  }
+  m.boxRows = r.u32("tensor map box rows");
+  m.boxCols = r.u32("tensor map box columns");
+  at = r.pos();
+  m.swizzleBytes = r.u32("tensor map swizzle");
+  if (!r.failed() && m.swizzleBytes != 0 && m.swizzleBytes != 32 && m.swizzleBytes != 64 && m.swizzleBytes != 128)
+    r.fail("tensor map swizzle of " + std::to_string(m.swizzleBytes) + " bytes (0, 32, 64 or 128)", at);
+}
+
+void readArtifact(Reader &r, Artifact &a, uint32_t version, size_t argCount) {
   size_t at = r.pos();
   uint8_t kind = r.u8("artifact target kind");
   if (!r.failed() && !validTargetKind(kind)) r.fail("unknown artifact target kind " + std::to_string(kind), at);
@@ -132,9 +164,16 @@ void readArtifact(Reader &r, Artifact &a) {
   a.pushConstantBytes = r.u32("artifact pushConstantBytes");
   auto code = r.blob("artifact code");
   a.code.assign(code.begin(), code.end());
+  if (version < 2) return;
+  uint32_t maps = r.count("tensor map count", kTensorMapBytes);
+  for (uint32_t i = 0; i < maps && !r.failed(); ++i) {
+    TensorMapSpec m;
+    readTensorMap(r, m, argCount);
+    a.tensorMaps.push_back(m);
+  }
 }
 
-void readKernel(Reader &r, KernelEntry &k) {
+void readKernel(Reader &r, KernelEntry &k, uint32_t version) {
   k.name = r.str("kernel name");
   uint32_t argCount = r.count("argument count", kMinArgBytes);
   for (uint32_t i = 0; i < argCount && !r.failed(); ++i) {
@@ -156,7 +195,7 @@ void readKernel(Reader &r, KernelEntry &k) {
   uint32_t artifactCount = r.count("artifact count", kMinArtifactBytes);
   for (uint32_t i = 0; i < artifactCount && !r.failed(); ++i) {
     Artifact a;
-    readArtifact(r, a);
+    readArtifact(r, a, version, k.args.size());
     k.artifacts.push_back(std::move(a));
   }
 }
@@ -219,6 +258,17 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
       p.u32(a.sharedMemBytes);
       p.u32(a.pushConstantBytes);
       p.bytes(a.code.data(), a.code.size());
+      p.u32(static_cast<uint32_t>(a.tensorMaps.size()));
+      for (const TensorMapSpec &m : a.tensorMaps) {
+        p.u32(m.buffer);
+        for (const HostScalar &v : {m.rows, m.cols, m.rowStride}) {
+          p.u32(static_cast<uint32_t>(v.arg));
+          p.u64(static_cast<uint64_t>(v.value));
+        }
+        p.u32(m.boxRows);
+        p.u32(m.boxCols);
+        p.u32(m.swizzleBytes);
+      }
     }
   }
   std::vector<uint8_t> payload = p.take();
@@ -254,7 +304,7 @@ Result<Package> parsePackage(std::span<const uint8_t> bytes) {
       char buf[16];
       std::snprintf(buf, sizeof buf, "%x", flags);
       return std::string(buf);
-    }() + " that format version 1 does not define; update the runtime");
+    }() + " that format version " + std::to_string(version) + " does not define; update the runtime");
   uint64_t payloadBytes = readLittle(bytes, 16, 8);
   uint64_t actual = bytes.size() - kHeaderBytes;
   if (payloadBytes != actual)
@@ -273,7 +323,7 @@ Result<Package> parsePackage(std::span<const uint8_t> bytes) {
   uint32_t kernelCount = r.count("kernel count", kMinKernelBytes);
   for (uint32_t i = 0; i < kernelCount && !r.failed(); ++i) {
     KernelEntry k;
-    readKernel(r, k);
+    readKernel(r, k, version);
     pkg.kernels.push_back(std::move(k));
   }
   if (!r.failed() && r.remaining() != 0) r.fail(std::to_string(r.remaining()) + " unread bytes after the last kernel");

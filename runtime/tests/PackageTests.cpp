@@ -1,4 +1,4 @@
-// Kernel package v1: round trip, exact header layout, and every way a damaged file must be refused.
+// Kernel package v2: round trip, exact header layout, and every way a damaged file must be refused.
 #include "TestSupport.hpp"
 
 #include <cstdio>
@@ -24,6 +24,12 @@ Package samplePackage() {
   a.sharedMemBytes = 1024;
   for (int i = 0; i < 300; ++i) a.code.push_back(static_cast<uint8_t>(i * 7)); // every byte value, incl. 0
   k.artifacts.push_back(a);
+  // The bulk-tensor-copy form of an sm_90a artifact: tensor maps of argument x.
+  Artifact t = a;
+  t.target.chip = "sm_90a";
+  t.tensorMaps.push_back({0, {1, 0}, {-1, 4096}, {-1, 4104}, 8, 64, 128});
+  t.tensorMaps.push_back({0, {-1, 7}, {1, 0}, {1, 0}, 64, 32, 64});
+  k.artifacts.push_back(t);
   p.kernels.push_back(k);
   return p;
 }
@@ -138,12 +144,55 @@ TEST_CASE("package.bad_magic") {
 
 TEST_CASE("package.newer_version_is_unsupported") {
   std::vector<uint8_t> b = serializePackage(samplePackage());
-  b[8] = 2;
+  b[8] = 3;
   auto r = parsePackage(b);
   CHECK(codeOf(r.status()) == codeName(StatusCode::Unsupported));
   CHECK(r.status().message() ==
-        "package format version 2 is newer than this runtime reads (1); rebuild the package with this Tessera or "
+        "package format version 3 is newer than this runtime reads (2); rebuild the package with this Tessera or "
         "update the runtime");
+}
+
+TEST_CASE("package.version_1_still_reads") {
+  // Version 1 is version 2 without each artifact's tensor-map count: a one-artifact package
+  // written as version 2 with no maps, less its last 4 bytes, is the same package in version 1.
+  Package p;
+  p.kernels.push_back(addScalarKernel({ptxArtifact("sm_90")}));
+  std::vector<uint8_t> b = serializePackage(p);
+  REQUIRE(b[8] == 2);
+  const uint64_t lastWord = readU64(b, b.size() - 8);
+  REQUIRE((lastWord >> 32) == 0); // the count, 0
+  b.resize(b.size() - 4);
+  b[8] = 1;
+  writeU64(b, 16, b.size() - 32); // the payload's length
+  resealPackage(b);
+  auto back = parsePackage(b);
+  REQUIRE_MESSAGE(back.ok(), back.status().toString());
+  CHECK(*back == p);
+  // The same bytes read as version 2 are missing the count.
+  b[8] = 2;
+  resealPackage(b);
+  auto v2 = parsePackage(b);
+  CHECK(codeOf(v2.status()) == codeName(StatusCode::Corrupt));
+  CHECK(contains(v2.status().message(), "truncated tensor map count"));
+}
+
+TEST_CASE("package.tensor_map_fields_are_checked") {
+  auto damaged = [](auto change) {
+    Package p;
+    Artifact a = ptxArtifact("sm_90a");
+    a.tensorMaps.push_back({0, {3, 0}, {-1, 64}, {3, 0}, 8, 64, 128});
+    p.kernels.push_back(addScalarKernel({a}));
+    change(p.kernels[0].artifacts[0].tensorMaps[0]);
+    return parsePackage(serializePackage(p));
+  };
+  CHECK(damaged([](TensorMapSpec &) {}).ok());
+  auto buffer = damaged([](TensorMapSpec &m) { m.buffer = 9; });
+  CHECK(codeOf(buffer.status()) == codeName(StatusCode::Corrupt));
+  CHECK(contains(buffer.status().message(), "tensor map buffer argument 9 of a kernel with 4 arguments"));
+  auto scalar = damaged([](TensorMapSpec &m) { m.rowStride.arg = 4; });
+  CHECK(contains(scalar.status().message(), "tensor map scalar argument 4 of a kernel with 4 arguments"));
+  auto swizzle = damaged([](TensorMapSpec &m) { m.swizzleBytes = 96; });
+  CHECK(contains(swizzle.status().message(), "tensor map swizzle of 96 bytes"));
 }
 
 TEST_CASE("package.length_past_end") {

@@ -77,6 +77,8 @@ Loaded loadOnce() {
     dlclose(lib);
     return out;
   }
+  // Optional: kernels whose tensor-copy form needs it run their other form without it.
+  bind(lib, a.cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"}, missing);
   // The library stays loaded for the life of the process: drivers must not unload under live handles.
   return out;
 }

@@ -54,6 +54,21 @@ enum CUfunction_attribute : int {
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
+/// A tensor map (CUtensorMap): 128 opaque bytes the driver fills, aligned as cuda.h aligns it.
+struct alignas(128) CUtensorMap {
+  unsigned long long opaque[16];
+};
+enum CUtensorMapDataType : int { CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1 };
+enum CUtensorMapInterleave : int { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
+enum CUtensorMapSwizzle : int {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+};
+enum CUtensorMapL2promotion : int { CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3 };
+enum CUtensorMapFloatOOBfill : int { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
+
 /// Function pointers loaded from libcuda.so.1. The `_v2` symbols are the ones cuda.h maps the
 /// plain names to; calling the unversioned symbol would get the legacy 32-bit ABI.
 struct CudaApi {
@@ -94,6 +109,12 @@ struct CudaApi {
   CUresult (*cuModuleGetFunction)(CUfunction *fn, CUmodule module, const char *name);
   CUresult (*cuFuncGetAttribute)(int *value, CUfunction_attribute attrib, CUfunction fn);
   CUresult (*cuFuncSetAttribute)(CUfunction fn, CUfunction_attribute attrib, int value);
+  /// CUDA 12+ drivers only (null before): the descriptor of Hopper's bulk tensor copies.
+  CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *map, CUtensorMapDataType type, unsigned int rank, void *address,
+                                     const unsigned long long *dims, const unsigned long long *strides,
+                                     const unsigned int *box, const unsigned int *elementStrides,
+                                     CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                     CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oobFill);
   CUresult (*cuLaunchKernel)(CUfunction fn, unsigned int gridX, unsigned int gridY, unsigned int gridZ,
                              unsigned int blockX, unsigned int blockY, unsigned int blockZ,
                              unsigned int sharedMemBytes, CUstream stream, void **params, void **extra);

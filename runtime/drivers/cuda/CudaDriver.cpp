@@ -195,7 +195,7 @@ Result<const Artifact *> CudaDevice::selectArtifact(const KernelEntry &kernel) {
   uint32_t bestCc = 0;
   bool bestArch = false;
   for (const Artifact &a : kernel.artifacts) {
-    if (a.target.kind != TargetKind::PTX) continue;
+    if (a.target.kind != TargetKind::PTX || !a.tensorMaps.empty()) continue; // (a tensor-copy form: loadKernel)
     if (a.target.subgroupSize != 0 && a.target.subgroupSize != info_.info.subgroupSize) continue;
     uint32_t cc = 0;
     bool archSpecific = false;

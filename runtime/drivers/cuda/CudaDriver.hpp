@@ -4,6 +4,7 @@
 #include "Driver.hpp"
 #include "cuda/CudaApi.h"
 
+#include <atomic>
 #include <mutex>
 
 namespace tessera::cuda {
@@ -111,12 +112,23 @@ private:
   CUdeviceptr ptr_;
 };
 
+/// An artifact's PTX loaded by the driver's JIT: its function and the dynamic shared memory a
+/// launch asks for.
+struct CudaCode {
+  CUmodule module = nullptr;
+  CUfunction fn = nullptr;
+  uint32_t dynamicSharedBytes = 0;
+  const Artifact *artifact = nullptr;
+};
+
+/// A kernel's code. Where the package also holds the artifact's bulk-tensor-copy form
+/// (Artifact::tensorMaps) and the driver can build tensor maps, that form is loaded too and
+/// each launch whose arguments the maps can describe (tensorMapRequest) runs it, with the maps
+/// after the arguments; the others run the artifact.
 class CudaKernel final : public detail::DriverKernel {
 public:
-  CudaKernel(CudaDevice &device, std::string name, CUmodule module, CUfunction fn, const Artifact &artifact,
-             uint32_t dynamicSharedBytes)
-      : device_(device), name_(std::move(name)), module_(module), fn_(fn), artifact_(artifact),
-        dynamicSharedBytes_(dynamicSharedBytes) {}
+  CudaKernel(CudaDevice &device, std::string name, CudaCode code, CudaCode copies)
+      : device_(device), name_(std::move(name)), code_(code), copies_(copies) {}
   ~CudaKernel() override;
   Status launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) override;
   std::vector<KernelStatistic> statistics() override;
@@ -124,10 +136,8 @@ public:
 private:
   CudaDevice &device_;
   std::string name_;
-  CUmodule module_;
-  CUfunction fn_;
-  const Artifact &artifact_;
-  uint32_t dynamicSharedBytes_;
+  CudaCode code_, copies_; // copies_.fn null: no tensor-copy form
+  std::atomic<uint64_t> copyLaunches_{0};
 };
 
 /// Parses "sm_90" / "sm_90a" into 90 and whether the code is arch-specific ('a': runs only on that chip).

@@ -1,5 +1,6 @@
 // CudaKernel: PTX JIT-loaded with cuModuleLoadDataEx (error log kept), launched with cuLaunchKernel.
 #include "cuda/CudaDriver.hpp"
+#include "cuda/TensorMaps.hpp"
 
 #include <cstring>
 
@@ -15,15 +16,13 @@ std::string trimLog(const char *log) {
 
 } // namespace
 
-Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const KernelEntry &kernel, const Artifact &artifact) {
-  if (Status s = makeCurrent(); !s) return s;
-  const BackendInfo &bi = info_.info;
-  uint64_t threads = uint64_t(artifact.blockSize[0]) * artifact.blockSize[1] * artifact.blockSize[2];
-  if (threads == 0 || threads > bi.maxThreadsPerGroup)
-    return Status(StatusCode::Unsupported, "kernel '" + kernel.name + "' needs " + std::to_string(threads) +
-                                               " threads per program; " + info_.name + " allows 1.." +
-                                               std::to_string(bi.maxThreadsPerGroup));
+namespace {
 
+/// JIT-loads one artifact's PTX and prepares its launch: the function, and the dynamic shared
+/// memory it asks for (opted in past the 48 KiB default).
+Result<CudaCode> loadCode(const CudaApi &api, const KernelEntry &kernel, const Artifact &artifact,
+                          const detail::PhysicalDevice &device) {
+  const BackendInfo &bi = device.info;
   // The driver reads PTX as a C string; the package stores it without the terminating NUL.
   std::vector<char> ptx(artifact.code.begin(), artifact.code.end());
   ptx.push_back('\0');
@@ -33,50 +32,80 @@ Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const Kerne
                             CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {errorLog, reinterpret_cast<void *>(uintptr_t(sizeof errorLog - 1)), infoLog,
                     reinterpret_cast<void *>(uintptr_t(sizeof infoLog - 1))};
-  CUmodule module = nullptr;
-  CUresult r = api_.cuModuleLoadDataEx(&module, ptx.data(), 4, options, values);
+  const std::string form = artifact.tensorMaps.empty() ? "" : ", its tensor-copy form";
+  CudaCode code;
+  code.artifact = &artifact;
+  CUresult r = api.cuModuleLoadDataEx(&code.module, ptx.data(), 4, options, values);
   if (r != CUDA_SUCCESS) {
     std::string log = trimLog(errorLog);
-    std::string context = "loading kernel '" + kernel.name + "' (" + artifact.target.chip + ") on " + info_.name;
+    std::string context = "loading kernel '" + kernel.name + "' (" + artifact.target.chip + form + ") on " + device.name;
     context += log.empty() ? std::string("; the JIT left no log") : "; JIT log:\n" + log;
-    return api_.error(r, "cuModuleLoadDataEx(...)", context);
+    return api.error(r, "cuModuleLoadDataEx(...)", context);
   }
-
-  CUfunction fn = nullptr;
-  r = api_.cuModuleGetFunction(&fn, module, artifact.entryPoint.c_str());
+  r = api.cuModuleGetFunction(&code.fn, code.module, artifact.entryPoint.c_str());
   if (r != CUDA_SUCCESS) {
-    api_.cuModuleUnload(module);
-    return api_.error(r, "cuModuleGetFunction(...)",
-                      "looking up entry point '" + artifact.entryPoint + "' of kernel '" + kernel.name + "'");
+    api.cuModuleUnload(code.module);
+    return api.error(r, "cuModuleGetFunction(...)",
+                     "looking up entry point '" + artifact.entryPoint + "' of kernel '" + kernel.name + "'" + form);
   }
-
   // sharedMemBytes is everything the kernel uses. Static .shared arrays are already reserved by
   // the module; only the rest is passed to the launch as dynamic shared memory.
   int staticShared = 0;
-  api_.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
-  uint32_t dynamicShared = artifact.sharedMemBytes > uint32_t(staticShared) ? artifact.sharedMemBytes - staticShared : 0;
-  if (uint64_t(staticShared) + dynamicShared > bi.maxSharedMemBytes) {
-    api_.cuModuleUnload(module);
-    return Status(StatusCode::Unsupported, "kernel '" + kernel.name + "' uses " +
-                                               std::to_string(uint64_t(staticShared) + dynamicShared) +
-                                               " bytes of shared memory; " + info_.name + " allows " +
+  api.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, code.fn);
+  code.dynamicSharedBytes = artifact.sharedMemBytes > uint32_t(staticShared) ? artifact.sharedMemBytes - staticShared : 0;
+  if (uint64_t(staticShared) + code.dynamicSharedBytes > bi.maxSharedMemBytes) {
+    api.cuModuleUnload(code.module);
+    return Status(StatusCode::Unsupported, "kernel '" + kernel.name + "'" + form + " uses " +
+                                               std::to_string(uint64_t(staticShared) + code.dynamicSharedBytes) +
+                                               " bytes of shared memory; " + device.name + " allows " +
                                                std::to_string(bi.maxSharedMemBytes) + " per program");
   }
   // Past the 48 KiB default (static and dynamic together), a kernel must ask for its dynamic part.
-  if (dynamicShared > 0)
-    if (CUresult s = api_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(dynamicShared));
+  if (code.dynamicSharedBytes > 0)
+    if (CUresult s = api.cuFuncSetAttribute(code.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            int(code.dynamicSharedBytes));
         s != CUDA_SUCCESS) {
-      api_.cuModuleUnload(module);
-      return api_.error(s, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
-                        "kernel '" + kernel.name + "' asks for " + std::to_string(dynamicShared) +
-                            " bytes of dynamic shared memory on " + info_.name);
+      api.cuModuleUnload(code.module);
+      return api.error(s, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+                       "kernel '" + kernel.name + "'" + form + " asks for " + std::to_string(code.dynamicSharedBytes) +
+                           " bytes of dynamic shared memory on " + device.name);
     }
-  return std::unique_ptr<detail::DriverKernel>(
-      std::make_unique<CudaKernel>(*this, kernel.name, module, fn, artifact, dynamicShared));
+  return code;
+}
+
+} // namespace
+
+Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const KernelEntry &kernel, const Artifact &artifact) {
+  if (Status s = makeCurrent(); !s) return s;
+  const BackendInfo &bi = info_.info;
+  uint64_t threads = uint64_t(artifact.blockSize[0]) * artifact.blockSize[1] * artifact.blockSize[2];
+  if (threads == 0 || threads > bi.maxThreadsPerGroup)
+    return Status(StatusCode::Unsupported, "kernel '" + kernel.name + "' needs " + std::to_string(threads) +
+                                               " threads per program; " + info_.name + " allows 1.." +
+                                               std::to_string(bi.maxThreadsPerGroup));
+  Result<CudaCode> code = loadCode(api_, kernel, artifact, info_);
+  if (!code) return code.status();
+  // The artifact's tensor-copy form: the same target, with tensor maps (selectArtifact never
+  // picks it itself), where this driver can build them.
+  CudaCode copies;
+  if (api_.cuTensorMapEncodeTiled)
+    for (const Artifact &a : kernel.artifacts)
+      if (!a.tensorMaps.empty() && a.target == artifact.target && a.blockSize == artifact.blockSize) {
+        Result<CudaCode> c = loadCode(api_, kernel, a, info_);
+        if (!c) {
+          api_.cuModuleUnload(code->module);
+          return c.status();
+        }
+        copies = *c;
+        break;
+      }
+  return std::unique_ptr<detail::DriverKernel>(std::make_unique<CudaKernel>(*this, kernel.name, *code, copies));
 }
 
 CudaKernel::~CudaKernel() {
-  if (device_.makeCurrent()) device_.api().cuModuleUnload(module_);
+  if (!device_.makeCurrent()) return;
+  device_.api().cuModuleUnload(code_.module);
+  if (copies_.module) device_.api().cuModuleUnload(copies_.module);
 }
 
 std::vector<KernelStatistic> CudaKernel::statistics() {
@@ -96,20 +125,30 @@ std::vector<KernelStatistic> CudaKernel::statistics() {
   if (!device_.makeCurrent()) return out;
   for (const Figure &f : figures) {
     int value = 0;
-    if (device_.api().cuFuncGetAttribute(&value, f.attribute, fn_) == CUDA_SUCCESS)
+    if (device_.api().cuFuncGetAttribute(&value, f.attribute, code_.fn) == CUDA_SUCCESS)
       out.push_back({f.name, f.description, double(value)});
   }
   // Past 48 KiB a kernel's shared memory is dynamic (docs/compiler.md): the driver's static
   // figure is then 0, and the launch asks for this much.
   out.push_back({"dynamic shared memory", "bytes of shared memory each launch asks for beyond the static",
-                 double(dynamicSharedBytes_)});
+                 double(code_.dynamicSharedBytes)});
+  if (copies_.fn) {
+    int registers = 0;
+    device_.api().cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, copies_.fn);
+    out.push_back({"tensor maps", "tensor maps of the bulk-tensor-copy form (TMA), which launches whose arguments "
+                                  "the maps can describe run",
+                   double(copies_.artifact->tensorMaps.size())});
+    out.push_back({"tensor-copy registers per thread", "registers each thread of the tensor-copy form uses",
+                   double(registers)});
+    out.push_back({"tensor-copy launches", "launches so far that ran the tensor-copy form", double(copyLaunches_.load())});
+  }
   return out;
 }
 
 Status CudaKernel::launch(detail::DriverStream &stream, Grid grid, std::span<const detail::LaunchArg> args) {
   if (Status s = device_.makeCurrent(); !s) return s;
   // Kernel parameters in declaration order: a buffer as its device address, a scalar by value.
-  std::vector<CUdeviceptr> addresses(args.size());
+  std::vector<uint64_t> addresses(args.size()); // CUdeviceptr values (64-bit)
   std::vector<void *> params(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].buffer) {
@@ -119,14 +158,50 @@ Status CudaKernel::launch(detail::DriverStream &stream, Grid grid, std::span<con
       params[i] = const_cast<void *>(args[i].scalar);
     }
   }
-  const auto &b = artifact_.blockSize;
+  // The tensor-copy form where every map can be built for these arguments.
+  const CudaCode *run = &code_;
+  std::vector<CUtensorMap> maps;
+  if (copies_.fn) {
+    const std::vector<TensorMapSpec> &specs = copies_.artifact->tensorMaps;
+    maps.resize(specs.size());
+    bool all = true;
+    for (size_t i = 0; i < specs.size() && all; ++i) {
+      std::string why;
+      std::optional<TensorMapRequest> m = tensorMapRequest(specs[i], args, addresses, &why);
+      if (!m) {
+        all = false;
+        break;
+      }
+      const unsigned long long dims[2] = {m->cols, m->rows}, strides[1] = {m->strideBytes};
+      const unsigned int box[2] = {m->boxCols, m->boxRows}, elementStrides[2] = {1, 1};
+      const CUtensorMapSwizzle swizzle = m->swizzleBytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                         : m->swizzleBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                         : m->swizzleBytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                                 : CU_TENSOR_MAP_SWIZZLE_NONE;
+      TESSERA_CU_TRY_CTX(device_.api(),
+                         cuTensorMapEncodeTiled(&maps[i], CU_TENSOR_MAP_DATA_TYPE_UINT16, 2,
+                                                reinterpret_cast<void *>(uintptr_t(m->address)), dims, strides, box,
+                                                elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                         "building tensor map " + std::to_string(i) + " of kernel '" + name_ + "' (" +
+                             std::to_string(m->rows) + " x " + std::to_string(m->cols) + " elements, rows " +
+                             std::to_string(m->strideBytes) + " bytes apart, box " + std::to_string(m->boxRows) +
+                             " x " + std::to_string(m->boxCols) + ")");
+    }
+    if (all) {
+      run = &copies_;
+      for (CUtensorMap &m : maps) params.push_back(&m);
+      copyLaunches_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  const auto &b = run->artifact->blockSize;
   CUstream on = static_cast<CudaStream &>(stream).handle();
   Result<size_t> slot = device_.timedBefore(on);
   if (!slot) return slot.status();
   TESSERA_CU_TRY_CTX(device_.api(),
-                     cuLaunchKernel(fn_, grid.x, grid.y, grid.z, b[0], b[1], b[2], dynamicSharedBytes_, on,
+                     cuLaunchKernel(run->fn, grid.x, grid.y, grid.z, b[0], b[1], b[2], run->dynamicSharedBytes, on,
                                     params.empty() ? nullptr : params.data(), nullptr),
-                     "launching kernel '" + name_ + "'");
+                     "launching kernel '" + name_ + "'" + (run == &copies_ ? " (tensor-copy form)" : ""));
   return device_.timedAfter(*slot, on);
 }
 

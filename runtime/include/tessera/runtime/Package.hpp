@@ -1,4 +1,4 @@
-// Kernel package v1 (.tspkg): the versioned, checksummed file that carries compiled kernels
+// Kernel package v2 (.tspkg): the versioned, checksummed file that carries compiled kernels
 // from the compiler to the runtime. Byte layout: docs/package-format.md.
 #pragma once
 
@@ -14,7 +14,7 @@
 namespace tessera {
 
 /// Newest package format this build reads and the one it writes.
-inline constexpr uint32_t kPackageFormatVersion = 1;
+inline constexpr uint32_t kPackageFormatVersion = 2;
 
 enum class ArgKind : uint8_t { Buffer = 1, Scalar = 2 };
 
@@ -64,6 +64,28 @@ struct TargetDesc {
 };
 
 /// One target's compiled form of a kernel plus what a launch needs to know.
+/// A value the runtime knows at launch: kernel argument `arg` (a 32-bit integer scalar) or, with
+/// `arg` < 0, the constant `value`.
+struct HostScalar {
+  int32_t arg = -1;
+  int64_t value = 0;
+  bool operator==(const HostScalar &) const = default;
+};
+
+/// A CUDA tensor map (the descriptor of Hopper's bulk tensor copies, TMA) that the runtime builds
+/// at each launch and passes after the kernel's own parameters, 128 bytes each, in order: the
+/// row-major matrix of 16-bit elements at buffer argument `buffer`, `rows` x `cols` elements with
+/// `rowStride` elements from one row to the next, copied in boxes of `boxRows` x `boxCols`
+/// (elements outside the matrix read as zeros), each box row swizzled in shared memory over
+/// `swizzleBytes` (0, 32, 64 or 128) as the warpgroup matrix units read it.
+struct TensorMapSpec {
+  uint32_t buffer = 0;
+  HostScalar rows, cols, rowStride;
+  uint32_t boxRows = 0, boxCols = 0;
+  uint32_t swizzleBytes = 0;
+  bool operator==(const TensorMapSpec &) const = default;
+};
+
 struct Artifact {
   TargetDesc target;
   std::string entryPoint;                  // symbol in the PTX / OpEntryPoint name in SPIR-V
@@ -71,6 +93,10 @@ struct Artifact {
   uint32_t sharedMemBytes = 0;             // static shared (workgroup) memory the code uses
   uint32_t pushConstantBytes = 0;          // Vulkan: size of the push-constant block
   std::vector<uint8_t> code;               // PTX text (no trailing NUL) or SPIR-V words (LE)
+  /// PTX: tensor maps the launch passes after the arguments. An artifact with them is the
+  /// bulk-tensor-copy form of another artifact of the same target in the kernel, which the
+  /// runtime launches instead where the maps can be built for the launch's arguments.
+  std::vector<TensorMapSpec> tensorMaps;
   bool operator==(const Artifact &) const = default;
 };
 

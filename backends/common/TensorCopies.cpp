@@ -1,0 +1,150 @@
+// Which dot operand loads a tensor map can describe: a load of a window of a row-major matrix,
+// its offsets (row0 + i) * stride + col0 + j and its mask row0 + i < rows & col0 + j < cols, as
+// the tile IR spells them (tensorWindowOf). The warpgroup lowering copies such operands with the
+// target's bulk tensor copies (DotOpToGPU.cpp); the runtime builds the maps at launch from the
+// kernel's arguments (hostScalarOf).
+#include "TileToGPU.h"
+
+#include "Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace tessera::backend {
+namespace {
+
+Value stripBroadcast(Value v) {
+  while (auto b = v.getDefiningOp<tile::BroadcastOp>())
+    v = b.getSrc();
+  return v;
+}
+
+/// A coordinate range along dimension `dim` of a 2-D tile: expand_dims(splat(s) + arange(0, n))
+/// (either order) or expand_dims(arange(0, n)), its other dimension 1. Gives s (null for 0) and n.
+struct Range {
+  Value start; // null: 0
+  int64_t length = 0;
+  bool operator==(const Range &o) const { return start == o.start && length == o.length; }
+};
+
+std::optional<Range> rangeAlong(Value v, int64_t dim) {
+  auto expand = stripBroadcast(v).getDefiningOp<tile::ExpandDimsOp>();
+  if (!expand || expand.getAxis() != 1 - dim)
+    return std::nullopt;
+  auto arangeOf = [](Value x) -> std::optional<int64_t> {
+    auto a = x.getDefiningOp<tile::ArangeOp>();
+    if (!a || a.getStart() != 0)
+      return std::nullopt;
+    return int64_t(a.getEnd());
+  };
+  Value src = expand.getSrc();
+  if (std::optional<int64_t> n = arangeOf(src))
+    return Range{Value(), *n};
+  auto add = src.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return std::nullopt;
+  for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+    auto splat = x.getDefiningOp<tile::SplatOp>();
+    std::optional<int64_t> n = arangeOf(y);
+    if (splat && n && splat.getValue().getType().isInteger(32))
+      return Range{splat.getValue(), *n};
+  }
+  return std::nullopt;
+}
+
+/// The scalar a tile splats (through broadcasts), or null.
+Value splatScalar(Value v) {
+  auto splat = stripBroadcast(v).getDefiningOp<tile::SplatOp>();
+  return splat && splat.getValue().getType().isInteger(32) ? splat.getValue() : Value();
+}
+
+/// rowRange * splat(stride) (either order) along dimension 0: the range and the stride.
+std::optional<std::pair<Range, Value>> scaledRows(Value v) {
+  auto mul = stripBroadcast(v).getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [x, y] : {std::pair(mul.getLhs(), mul.getRhs()), std::pair(mul.getRhs(), mul.getLhs())}) {
+    std::optional<Range> rows = rangeAlong(x, 0);
+    Value stride = splatScalar(y);
+    if (rows && stride)
+      return std::pair(*rows, stride);
+  }
+  return std::nullopt;
+}
+
+/// range < splat(bound) (signed) along dimension `dim`: the range and the bound.
+std::optional<std::pair<Range, Value>> boundOf(Value v, int64_t dim) {
+  auto cmp = stripBroadcast(v).getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::slt)
+    return std::nullopt;
+  std::optional<Range> range = rangeAlong(cmp.getLhs(), dim);
+  Value bound = splatScalar(cmp.getRhs());
+  if (!range || !bound)
+    return std::nullopt;
+  return std::pair(*range, bound);
+}
+
+bool isZeroSplat(Value v) {
+  auto splat = stripBroadcast(v).getDefiningOp<tile::SplatOp>();
+  if (!splat)
+    return false;
+  // +0.0 or integer 0: what a tensor copy writes outside the matrix (not -0.0).
+  APFloat f(0.0);
+  APInt i;
+  if (matchPattern(splat.getValue(), m_ConstantFloat(&f)))
+    return f.isPosZero();
+  return matchPattern(splat.getValue(), m_ConstantInt(&i)) && i.isZero();
+}
+
+} // namespace
+
+std::optional<TensorWindow> tensorWindowOf(Operation *op) {
+  auto load = dyn_cast<tile::LoadOp>(op);
+  if (!load || !load.getMask())
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(load.getType());
+  if (type.getRank() != 2 || (load.getOther() && !isZeroSplat(load.getOther())))
+    return std::nullopt;
+  auto add = stripBroadcast(load.getOffsets()).getDefiningOp<arith::AddIOp>();
+  auto andi = stripBroadcast(load.getMask()).getDefiningOp<arith::AndIOp>();
+  if (!add || !andi)
+    return std::nullopt;
+  for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+    std::optional<std::pair<Range, Value>> rows = scaledRows(x);
+    std::optional<Range> cols = rangeAlong(y, 1);
+    if (!rows || !cols || rows->first.length != type.getDimSize(0) || cols->length != type.getDimSize(1))
+      continue;
+    for (auto [p, q] : {std::pair(andi.getLhs(), andi.getRhs()), std::pair(andi.getRhs(), andi.getLhs())}) {
+      std::optional<std::pair<Range, Value>> rowBound = boundOf(p, 0), colBound = boundOf(q, 1);
+      if (!rowBound || !colBound || !(rowBound->first == rows->first) || !(colBound->first == *cols))
+        continue;
+      TensorWindow w;
+      w.buffer = load.getPtr();
+      w.row0 = rows->first.start;
+      w.col0 = cols->start;
+      w.stride = rows->second;
+      w.rows = rowBound->second;
+      w.cols = colBound->second;
+      return w;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<int64_t, int64_t>> hostScalarOf(Value v, Operation *kernel) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
+    if (func && arg.getOwner() == &func.getBody().front() && arg.getType().isInteger(32))
+      return std::pair<int64_t, int64_t>(arg.getArgNumber(), 0);
+    return std::nullopt;
+  }
+  APInt c;
+  if (v.getType().isInteger(32) && matchPattern(v, m_ConstantInt(&c)))
+    return std::pair<int64_t, int64_t>(-1, c.getSExtValue());
+  return std::nullopt;
+}
+
+} // namespace tessera::backend

@@ -1,0 +1,101 @@
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1" | FileCheck %s
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a" | FileCheck %s --check-prefix=NOCOPIES
+
+// A masked 64 x 64 block of a matmul on the warpgroup units, its operands read as windows of
+// row-major matrices: a[(row0 + i) * k + kk + j] where row0 + i < m and kk + j < k, zeros
+// elsewhere (A), b[(kk + i) * n + j] where kk + i < k and j < n (B, its window from column 0).
+// With tensor copies each load gets a tensor map parameter after the arguments (spec in
+// tessera.tensor_maps: argument indices of the buffer, the bounds and the row stride; boxes of
+// 8 rows of A, 32 of B; A in rows of 64 bytes, B of 128). Before the loop one thread initializes
+// a barrier per stage (4) and fences; the copies of an iteration are one thread's: it expects
+// the stage's bytes (64 x 32 + 32 x 64 halves = 8192), then copies 8 boxes of A (their staged
+// places in 512-byte steps: placeA's rows of 64 bytes, groups of 8 rows 16 apart for h = 1)
+// and one of B at (column, row) coordinates. Every thread waits for its iteration's stage with
+// the parity of its use; no cp.async remains and no proxy fence (the copies write as the units
+// read).
+// CHECK-LABEL: gpu.func @copies
+// CHECK-SAME: %{{.*}}: i32, %[[MAPA:.*]]: !llvm.ptr, %[[MAPB:.*]]: !llvm.ptr) kernel
+// CHECK-SAME: tessera.tensor_maps = [{box = array<i64: 8, 32>, buffer = 0 : i32, cols = array<i64: 5, 0>, param = 6 : i32, rows = array<i64: 3, 0>, stride = array<i64: 5, 0>, swizzle = 64 : i32}, {box = array<i64: 32, 64>, buffer = 1 : i32, cols = array<i64: 4, 0>, param = 7 : i32, rows = array<i64: 5, 0>, stride = array<i64: 4, 0>, swizzle = 128 : i32}]
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: nvvm.mbarrier.init
+// CHECK: nvvm.mbarrier.init
+// CHECK: nvvm.mbarrier.init
+// CHECK: nvvm.mbarrier.init
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK: gpu.barrier
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAPA]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAPB]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK: gpu.barrier
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK-NOT: nvvm.cp.async.wait.group
+
+// Without the option: cp.async copies, no tensor maps.
+// NOCOPIES-LABEL: gpu.func @copies
+// NOCOPIES-NOT: tessera.tensor_maps
+// NOCOPIES-NOT: nvvm.cp.async.bulk.tensor
+// NOCOPIES: nvvm.cp.async.shared.global
+func.func @copies(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %m: i32, %n: i32, %k: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pid = tile.program_id 0 : i32
+  %c64 = arith.constant 64 : i32
+  %row0 = arith.muli %pid, %c64 : i32
+  %r = tile.arange 0, 64 : tensor<64xi32>
+  %rs = tile.splat %row0 : tensor<64xi32>
+  %r1 = arith.addi %rs, %r : tensor<64xi32>
+  %rows = tile.expand_dims %r1, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %acc = scf.for %kk = %c0 to %k step %c32 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
+    %q = tile.arange 0, 32 : tensor<32xi32>
+    %ks = tile.splat %kk : tensor<32xi32>
+    %kq = arith.addi %ks, %q : tensor<32xi32>
+    %kcol = tile.expand_dims %kq, 0 : tensor<32xi32> -> tensor<1x32xi32>
+    %krow = tile.expand_dims %kq, 1 : tensor<32xi32> -> tensor<32x1xi32>
+    %sk = tile.splat %k : tensor<64x1xi32>
+    %ar = arith.muli %rows, %sk : tensor<64x1xi32>
+    %arb = tile.broadcast %ar : tensor<64x1xi32> -> tensor<64x32xi32>
+    %acb = tile.broadcast %kcol : tensor<1x32xi32> -> tensor<64x32xi32>
+    %ao = arith.addi %arb, %acb : tensor<64x32xi32>
+    %sm = tile.splat %m : tensor<64x1xi32>
+    %am1 = arith.cmpi slt, %rows, %sm : tensor<64x1xi32>
+    %sk2 = tile.splat %k : tensor<1x32xi32>
+    %am2 = arith.cmpi slt, %kcol, %sk2 : tensor<1x32xi32>
+    %am1b = tile.broadcast %am1 : tensor<64x1xi1> -> tensor<64x32xi1>
+    %am2b = tile.broadcast %am2 : tensor<1x32xi1> -> tensor<64x32xi1>
+    %am = arith.andi %am1b, %am2b : tensor<64x32xi1>
+    %zh = arith.constant 0.0 : f16
+    %za = tile.splat %zh : tensor<64x32xf16>
+    %x = tile.load %a[%ao] mask %am other %za : (!tile.ptr<f16>, tensor<64x32xi32>, tensor<64x32xi1>, tensor<64x32xf16>) -> tensor<64x32xf16>
+    %sn = tile.splat %n : tensor<32x1xi32>
+    %br = arith.muli %sn, %krow : tensor<32x1xi32>
+    %brb = tile.broadcast %br : tensor<32x1xi32> -> tensor<32x64xi32>
+    %bcb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+    %bo = arith.addi %bcb, %brb : tensor<32x64xi32>
+    %sk3 = tile.splat %k : tensor<32x1xi32>
+    %bm1 = arith.cmpi slt, %krow, %sk3 : tensor<32x1xi32>
+    %sn2 = tile.splat %n : tensor<1x64xi32>
+    %bm2 = arith.cmpi slt, %cols, %sn2 : tensor<1x64xi32>
+    %bm1b = tile.broadcast %bm1 : tensor<32x1xi1> -> tensor<32x64xi1>
+    %bm2b = tile.broadcast %bm2 : tensor<1x64xi1> -> tensor<32x64xi1>
+    %bm = arith.andi %bm2b, %bm1b : tensor<32x64xi1>
+    %y = tile.load %b[%bo] mask %bm : (!tile.ptr<f16>, tensor<32x64xi32>, tensor<32x64xi1>) -> tensor<32x64xf16>
+    %d = tile.dot %x, %y, %s : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %s64c = arith.constant dense<64> : tensor<64x1xi32>
+  %cr = arith.muli %rows, %s64c : tensor<64x1xi32>
+  %crb = tile.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %co = arith.addi %crb, %ccb : tensor<64x64xi32>
+  tile.store %c[%co], %acc : (!tile.ptr<f32>, tensor<64x64xi32>, tensor<64x64xf32>) -> ()
+  return
+}
+
