@@ -5,17 +5,18 @@
 # 1. The matmul's tensor-copy form (.gpu-stage/pkgs/r32: packages of this session's compiler,
 #    each with the sm_90a artifact and its tensor-copy form) checked against float64 on shapes
 #    whose maps can be built (1000^3: boxes past every edge; 333 x 512 x 200) and on one whose
-#    can't (N = 517: rows of 1034 bytes, so the other artifact runs), then timed against r31
-#    (the ninth session's packages: cp.async copies) in the same call; attention with run 28's
-#    packages against r31 (the ninth session's run conditions).
+#    can't (N = 517: rows of 1034 bytes, so the other artifact runs), then timed with
+#    TESSERA_TENSOR_COPIES=0 (each thread's cp.async, the other artifact) and without (the
+#    tensor-copy form) in turn; attention with run 28's packages against r31 (the ninth
+#    session's run conditions).
 # 2. The op tests through both backends (.gpu-stage/pkgs/r31-optests: fast-mode PTX contracts a*b+c).
 # 3. The fast row kernels through CUDA without `contract` (r31-nc) and with it (r31-rows).
 # 4. The memory-bound harness (scripts/gpu-bench.sh, no ncu): both backends, fast and portable,
 #    Vulkan launch overhead with batched submissions, PyTorch and Triton, ratios.
 # Here: bash scripts/stage-gpu-bench.sh; r32 from 05_matmul 16 16 16 --dtype=f16|bf16
 # [--act=gelu] [--b-transposed] --config=128x256x64/8 --write-package --ptx-chips=sm_90,sm_90a.
-# Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs (r28, r31, r31-nc,
-# r31-rows, r31-optests, r32).
+# Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs (r28 and r31: attention;
+# r31-nc, r31-rows, r31-optests, r32).
 source scripts/gpu-setup.sh gpu-run32-dot.log; S=.gpu-stage; B=.gpu-bench
 python3 bench/dot_anchors.py
 m() { local p=$1; shift; TESSERA_BACKEND=cuda timeout 60 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
@@ -24,14 +25,15 @@ echo "== tensor copies: checked"
 m r32 1000 1000 1000 --dtype=f16 --act=none; m r32 1000 1000 1000 --dtype=f16 --act=gelu
 m r32 333 512 200 --dtype=f16 --act=none; m r32 1000 1000 1000 --dtype=bf16 --act=none
 m r32 1000 1000 1000 --dtype=f16 --act=none --b-transposed; m r32 333 517 200 --dtype=f16 --act=gelu
-for p in r31 r32 r31 r32; do
-  echo "== packages $p"
-  m $p 4096 4096 4096 --dtype=f16 --act=none --repeat=20
+for t in 0 1 0 1; do
+  echo "== TESSERA_TENSOR_COPIES=$t"
+  TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20
 done
-for p in r31 r32; do
-  echo "== packages $p"
-  m $p 8192 8192 8192 --dtype=f16 --act=none --repeat=5; m $p 4096 4096 4096 --dtype=bf16 --act=none --repeat=10
-  m $p 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --b-transposed
+for t in 0 1; do
+  echo "== TESSERA_TENSOR_COPIES=$t"
+  TESSERA_TENSOR_COPIES=$t m r32 8192 8192 8192 --dtype=f16 --act=none --repeat=5
+  TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=bf16 --act=none --repeat=10
+  TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --b-transposed
 done
 for p in r28 r31; do
   echo "== attention, packages $p"

@@ -35,7 +35,8 @@ void printHelp(FILE *out) {
              "environment:\n"
              "  TESSERA_DEVICE     device index or case-insensitive part of its name (for programs using openDefault)\n"
              "  TESSERA_BACKEND    cuda | vulkan\n"
-             "  TESSERA_COOPMAT    0 turns Vulkan cooperative matrices off (code without them runs instead)\n",
+             "  TESSERA_COOPMAT    0 turns Vulkan cooperative matrices off (code without them runs instead)\n"
+             "  TESSERA_TENSOR_COPIES  0 keeps CUDA launches off a kernel's bulk-tensor-copy (TMA) form\n",
              out);
 }
 

@@ -2,7 +2,9 @@
 #include "cuda/CudaDriver.hpp"
 #include "cuda/TensorMaps.hpp"
 
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 namespace tessera::cuda {
 
@@ -87,8 +89,12 @@ Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const Kerne
   if (!code) return code.status();
   // The artifact's tensor-copy form: the same target, with tensor maps (selectArtifact never
   // picks it itself), where this driver can build them.
+  // TESSERA_TENSOR_COPIES=0 keeps every launch on the chosen artifact (comparisons, or a driver
+  // whose bulk tensor copies misbehave).
+  const char *env = std::getenv("TESSERA_TENSOR_COPIES");
+  const bool allowed = !(env && std::string_view(env) == "0");
   CudaCode copies;
-  if (api_.cuTensorMapEncodeTiled)
+  if (api_.cuTensorMapEncodeTiled && allowed)
     for (const Artifact &a : kernel.artifacts)
       if (!a.tensorMaps.empty() && a.target == artifact.target && a.blockSize == artifact.blockSize) {
         Result<CudaCode> c = loadCode(api_, kernel, a, info_);
