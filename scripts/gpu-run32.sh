@@ -34,6 +34,8 @@ for t in 0 1; do
   TESSERA_TENSOR_COPIES=$t m r32 8192 8192 8192 --dtype=f16 --act=none --repeat=5
   TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=bf16 --act=none --repeat=10
   TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --b-transposed
+  TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=128x128x64/8
+  TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=256x128x64/8
 done
 for p in r28 r31; do
   echo "== attention, packages $p"
