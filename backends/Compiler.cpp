@@ -255,7 +255,8 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
         ArrayRef<int64_t> box = cast<DenseI64ArrayAttr>(d.get("box")).asArrayRef();
         tensorMaps.push_back({uint32_t(cast<IntegerAttr>(d.get("buffer")).getInt()), scalar("rows"), scalar("cols"),
                               scalar("stride"), uint32_t(box[0]), uint32_t(box[1]),
-                              uint32_t(cast<IntegerAttr>(d.get("swizzle")).getInt())});
+                              uint32_t(cast<IntegerAttr>(d.get("swizzle")).getInt()),
+                              uint32_t(cast<IntegerAttr>(d.get("rank")).getInt())});
       }
   });
   if (done(Stage::GPU))

@@ -7,16 +7,17 @@
 #    whose maps can be built (1000^3: boxes past every edge; 333 x 512 x 200) and on one whose
 #    can't (N = 517: rows of 1034 bytes, so the other artifact runs), then timed with
 #    TESSERA_TENSOR_COPIES=0 (each thread's cp.async, the other artifact) and without (the
-#    tensor-copy form) in turn; attention with run 28's packages against r31 (the ninth
-#    session's run conditions).
+#    tensor-copy form) in turn; attention the same way (its keys and values through maps of
+#    rank 3: slices of the heads' stack).
 # 2. The op tests through both backends (.gpu-stage/pkgs/r31-optests: fast-mode PTX contracts a*b+c).
 # 3. The fast row kernels through CUDA without `contract` (r31-nc) and with it (r31-rows).
 # 4. The memory-bound harness (scripts/gpu-bench.sh, no ncu): both backends, fast and portable,
 #    Vulkan launch overhead with batched submissions, PyTorch and Triton, ratios.
 # Here: bash scripts/stage-gpu-bench.sh; r32 from 05_matmul 16 16 16 --dtype=f16|bf16
 # [--act=gelu] [--b-transposed] --config=128x256x64/8 --write-package --ptx-chips=sm_90,sm_90a.
-# Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs (r28 and r31: attention;
-# r31-nc, r31-rows, r31-optests, r32).
+# Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs (r31-nc, r31-rows,
+# r31-optests, r32). r32 also from 06_flash_attention 1 1 16 128 --blocks=64x32 [--causal] and
+# 1 2 16 64 --blocks=64x64 --write-package.
 source scripts/gpu-setup.sh gpu-run32-dot.log; S=.gpu-stage; B=.gpu-bench
 python3 bench/dot_anchors.py
 m() { local p=$1; shift; TESSERA_BACKEND=cuda timeout 60 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
@@ -37,9 +38,12 @@ for t in 0 1; do
   TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=128x128x64/8
   TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=256x128x64/8
 done
-for p in r28 r31; do
-  echo "== attention, packages $p"
-  fa $p 4 32 4096 128 --dtype=f16 --blocks=64x32 --repeat=5; fa $p 4 32 4096 128 --dtype=f16 --blocks=64x32 --causal --repeat=5
+echo "== attention, tensor copies: checked"
+fa r32 2 1 333 128 --dtype=f16 --blocks=64x32 --causal; fa r32 1 2 100 64 --dtype=f16 --blocks=64x64
+for t in 0 1 0 1; do
+  echo "== attention, TESSERA_TENSOR_COPIES=$t"
+  TESSERA_TENSOR_COPIES=$t fa r32 4 32 4096 128 --dtype=f16 --blocks=64x32 --repeat=5
+  TESSERA_TENSOR_COPIES=$t fa r32 4 32 4096 128 --dtype=f16 --blocks=64x32 --causal --repeat=5
 done
 for be in cuda vulkan; do
   echo "== op tests, $be"

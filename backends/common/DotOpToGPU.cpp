@@ -869,9 +869,12 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
         for (int64_t p = 0; p < box.cols / box.boxCols; ++p)
           for (int64_t q = 0; q < box.rows / box.boxRows; ++q) {
             const int64_t offset = (p * box.rows + stagedRow(q * box.boxRows)) * box.boxCols * 2;
-            lw.target.tensorCopy(x, xl, shared, arith::AddIOp::create(x, xl, stageBytes, lw.i32(x, xl, offset)), tc.map,
-                                 arith::AddIOp::create(x, xl, col0, lw.i32(x, xl, p * box.boxCols)),
-                                 arith::AddIOp::create(x, xl, row0, lw.i32(x, xl, q * box.boxRows)), barriers, index);
+            SmallVector<Value, 3> at{arith::AddIOp::create(x, xl, col0, lw.i32(x, xl, p * box.boxCols)),
+                                     arith::AddIOp::create(x, xl, row0, lw.i32(x, xl, q * box.boxRows))};
+            if (tc.slice)
+              at.push_back(scalar(tc.slice));
+            lw.target.tensorCopy(x, xl, shared, arith::AddIOp::create(x, xl, stageBytes, lw.i32(x, xl, offset)), tc.map, at,
+                                 barriers, index);
           }
       };
     }
@@ -1281,8 +1284,9 @@ void planTensorCopy(tile::DotOp dot, int i, tile::LoadOp load, TileLowering &lw)
   if (!w)
     return;
   auto buffer = dyn_cast<BlockArgument>(w->buffer);
-  std::optional<std::pair<int64_t, int64_t>> rows = hostScalarOf(w->rows, func), cols = hostScalarOf(w->cols, func),
-                                              stride = hostScalarOf(w->stride, func);
+  std::optional<std::pair<int64_t, int64_t>> rows = hostScalarOf(w->rows, func), stride = hostScalarOf(w->stride, func),
+                                              cols = w->cols ? hostScalarOf(w->cols, func)
+                                                             : std::optional(std::pair<int64_t, int64_t>(-1, w->colsExtent));
   if (!buffer || buffer.getOwner() != &func.getBody().front() || !rows || !cols || !stride)
     return;
   const TensorBox box = tensorBoxOf(DotShape(dot), i);
@@ -1303,9 +1307,10 @@ void planTensorCopy(tile::DotOp dot, int i, tile::LoadOp load, TileLowering &lw)
       b.getNamedAttr("stride", pair(*stride)),
       b.getNamedAttr("box", b.getDenseI64ArrayAttr({box.boxRows, box.boxCols})),
       b.getNamedAttr("swizzle", b.getI32IntegerAttr(int32_t(box.boxCols * 2))),
+      b.getNamedAttr("rank", b.getI32IntegerAttr(w->slice ? 3 : 2)),
   }));
   func->setAttr(kTensorMapsAttr, b.getArrayAttr(maps));
-  lw.tensorCopies[load.getOperation()] = {func.getArgument(param), w->row0, w->col0};
+  lw.tensorCopies[load.getOperation()] = {func.getArgument(param), w->row0, w->col0, w->slice};
 }
 
 } // namespace

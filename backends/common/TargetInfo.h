@@ -89,12 +89,12 @@ public:
   virtual void fenceBarrierInit(mlir::OpBuilder &b, mlir::Location loc) const;
   virtual void expectBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index,
                            int64_t bytes) const;
-  /// Copies the box at (col, row) (i32 element coordinates, possibly outside the matrix) of the
-  /// map into shared memory `byteOffset` (i32) bytes into `shared`, aligned to the box's swizzle
-  /// pattern (1024 bytes for 128-byte rows).
+  /// Copies the box at `coords` (i32 element coordinates, innermost first: column, row, and a
+  /// stacked matrix's slice; possibly outside the matrix) of the map into shared memory
+  /// `byteOffset` (i32) bytes into `shared`, aligned to the box's swizzle pattern (1024 bytes
+  /// for 128-byte rows).
   virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared, mlir::Value byteOffset,
-                          mlir::Value map, mlir::Value col, mlir::Value row, mlir::Value barriers,
-                          mlir::Value index) const;
+                          mlir::Value map, mlir::ValueRange coords, mlir::Value barriers, mlir::Value index) const;
   virtual void waitBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index,
                            mlir::Value parity) const;
 

@@ -99,6 +99,35 @@ bool isZeroSplat(Value v) {
   return matchPattern(splat.getValue(), m_ConstantInt(&i)) && i.isZero();
 }
 
+/// The factors of a product of i32 scalars (nested muli), in order.
+void factorsOf(Value v, SmallVectorImpl<Value> &out) {
+  if (auto mul = v.getDefiningOp<arith::MulIOp>(); mul && v.getType().isInteger(32)) {
+    factorsOf(mul.getLhs(), out);
+    factorsOf(mul.getRhs(), out);
+    return;
+  }
+  out.push_back(v);
+}
+
+/// Do two i32 scalars hold the same value: one SSA value, or equal constants?
+bool sameScalar(Value a, Value b) {
+  APInt x, y;
+  return a == b || (matchPattern(a, m_ConstantInt(&x)) && matchPattern(b, m_ConstantInt(&y)) && x == y);
+}
+
+/// `head` as slice * rows * stride (the factors in any order and grouping): the slice, else null.
+Value sliceOf(Value head, Value rows, Value stride) {
+  SmallVector<Value> factors;
+  factorsOf(head, factors);
+  for (Value want : {rows, stride}) {
+    auto it = llvm::find_if(factors, [&](Value f) { return sameScalar(f, want); });
+    if (it == factors.end())
+      return Value();
+    factors.erase(it);
+  }
+  return factors.size() == 1 ? factors.front() : Value();
+}
+
 } // namespace
 
 std::optional<TensorWindow> tensorWindowOf(Operation *op) {
@@ -109,25 +138,53 @@ std::optional<TensorWindow> tensorWindowOf(Operation *op) {
   if (type.getRank() != 2 || (load.getOther() && !isZeroSplat(load.getOther())))
     return std::nullopt;
   auto add = stripBroadcast(load.getOffsets()).getDefiningOp<arith::AddIOp>();
-  auto andi = stripBroadcast(load.getMask()).getDefiningOp<arith::AndIOp>();
-  if (!add || !andi)
+  if (!add)
     return std::nullopt;
+  // The mask: rows < bound & cols < bound (either order), or rows < bound alone for columns
+  // from 0 (the window is then as wide as the tile).
+  std::vector<std::pair<Value, Value>> masks;
+  if (auto andi = stripBroadcast(load.getMask()).getDefiningOp<arith::AndIOp>()) {
+    masks.push_back({andi.getLhs(), andi.getRhs()});
+    masks.push_back({andi.getRhs(), andi.getLhs()});
+  } else {
+    masks.push_back({load.getMask(), Value()});
+  }
   for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+    // Rows: rows * stride, or splat(head) + rows * stride (a slice of `head` elements further).
+    Value head;
     std::optional<std::pair<Range, Value>> rows = scaledRows(x);
+    if (!rows)
+      if (auto inner = stripBroadcast(x).getDefiningOp<arith::AddIOp>())
+        for (auto [h, r] : {std::pair(inner.getLhs(), inner.getRhs()), std::pair(inner.getRhs(), inner.getLhs())})
+          if (Value scalar = splatScalar(h); scalar && (rows = scaledRows(r))) {
+            head = scalar;
+            break;
+          }
     std::optional<Range> cols = rangeAlong(y, 1);
     if (!rows || !cols || rows->first.length != type.getDimSize(0) || cols->length != type.getDimSize(1))
       continue;
-    for (auto [p, q] : {std::pair(andi.getLhs(), andi.getRhs()), std::pair(andi.getRhs(), andi.getLhs())}) {
-      std::optional<std::pair<Range, Value>> rowBound = boundOf(p, 0), colBound = boundOf(q, 1);
-      if (!rowBound || !colBound || !(rowBound->first == rows->first) || !(colBound->first == *cols))
+    for (auto [p, q] : masks) {
+      std::optional<std::pair<Range, Value>> rowBound = boundOf(p, 0), colBound;
+      if (!rowBound || !(rowBound->first == rows->first))
         continue;
       TensorWindow w;
+      if (q) {
+        colBound = boundOf(q, 1);
+        if (!colBound || !(colBound->first == *cols))
+          continue;
+        w.cols = colBound->second;
+      } else if (cols->start) {
+        continue;
+      } else {
+        w.colsExtent = cols->length;
+      }
       w.buffer = load.getPtr();
       w.row0 = rows->first.start;
       w.col0 = cols->start;
       w.stride = rows->second;
       w.rows = rowBound->second;
-      w.cols = colBound->second;
+      if (head && !(w.slice = sliceOf(head, w.rows, w.stride)))
+        continue;
       return w;
     }
   }

@@ -25,12 +25,17 @@ inline constexpr llvm::StringLiteral kTensorMapsAttr = "tessera.tensor_maps";
 
 /// A tile.load that reads a window of a row-major matrix (tensorWindowOf): element (i, j) of the
 /// tile is buffer[(row0 + i) * stride + col0 + j] where row0 + i < rows and col0 + j < cols (signed),
-/// zero elsewhere. row0 and col0 are the scalars the tile IR splats; rows, cols and stride are
-/// i32 scalars too (kernel arguments or constants where a launch can build a tensor map).
+/// zero elsewhere. row0 and col0 are the scalars the tile IR splats (null: 0); rows, cols and
+/// stride are i32 scalars too (kernel arguments or constants where a launch can build a tensor
+/// map). Without a column bound (`cols` null) the columns run from 0 to `colsExtent`, the tile's
+/// width. With `slice`, the matrix is slice number `slice` of a stack of rows x stride elements
+/// each (the offsets add slice * rows * stride: attention's heads).
 struct TensorWindow {
   mlir::Value buffer;
   mlir::Value row0, col0;
   mlir::Value rows, cols, stride;
+  int64_t colsExtent = 0;
+  mlir::Value slice;
 };
 std::optional<TensorWindow> tensorWindowOf(mlir::Operation *load);
 /// The value of an i32 scalar that a launch knows: {argument index, 0} for a parameter of
@@ -88,7 +93,7 @@ struct TileLowering {
   bool tensorCopiesAllowed = false;
   struct TensorCopy {
     mlir::Value map;
-    mlir::Value row0, col0;
+    mlir::Value row0, col0, slice; // slice: the third coordinate of a stacked matrix, else null
   };
   std::map<mlir::Operation *, TensorCopy> tensorCopies;
 

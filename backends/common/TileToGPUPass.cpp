@@ -86,7 +86,7 @@ void TargetInfo::fenceBarrierInit(OpBuilder &, Location) const {
 void TargetInfo::expectBytes(OpBuilder &, Location, Value, Value, int64_t) const {
   llvm_unreachable("expectBytes on a target without tensor copies");
 }
-void TargetInfo::tensorCopy(OpBuilder &, Location, Value, Value, Value, Value, Value, Value, Value) const {
+void TargetInfo::tensorCopy(OpBuilder &, Location, Value, Value, Value, ValueRange, Value, Value) const {
   llvm_unreachable("tensorCopy on a target without tensor copies");
 }
 void TargetInfo::waitBarrier(OpBuilder &, Location, Value, Value, Value) const {

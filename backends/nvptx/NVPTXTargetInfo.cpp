@@ -238,14 +238,14 @@ public:
     NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), barrierAt(b, loc, barriers, index), c32(b, loc, bytes),
                                            NVVM::MemScopeKind::CTA, false, Value());
   }
-  void tensorCopy(OpBuilder &b, Location loc, Value shared, Value byteOffset, Value map, Value col, Value row,
+  void tensorCopy(OpBuilder &b, Location loc, Value shared, Value byteOffset, Value map, ValueRange coords,
                   Value barriers, Value index) const override {
     MLIRContext *ctx = b.getContext();
     Value dst = LLVM::GEPOp::create(b, loc, shared.getType(), b.getI8Type(), shared, ValueRange{byteOffset},
                                     LLVM::GEPNoWrapFlags::inbounds);
     // The copy names shared::cluster addresses; a program's own shared memory is in that window.
     dst = LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, kSharedClusterAddressSpace), dst);
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(b, loc, dst, map, ValueRange{col, row},
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(b, loc, dst, map, coords,
                                                            barrierAt(b, loc, barriers, index), ValueRange{}, Value(),
                                                            Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
                                                            b.getBoolAttr(false), NVVM::CTAGroupKindAttr(), Value());

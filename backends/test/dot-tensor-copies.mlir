@@ -15,7 +15,7 @@
 // read).
 // CHECK-LABEL: gpu.func @copies
 // CHECK-SAME: %{{.*}}: i32, %[[MAPA:.*]]: !llvm.ptr, %[[MAPB:.*]]: !llvm.ptr) kernel
-// CHECK-SAME: tessera.tensor_maps = [{box = array<i64: 8, 32>, buffer = 0 : i32, cols = array<i64: 5, 0>, param = 6 : i32, rows = array<i64: 3, 0>, stride = array<i64: 5, 0>, swizzle = 64 : i32}, {box = array<i64: 32, 64>, buffer = 1 : i32, cols = array<i64: 4, 0>, param = 7 : i32, rows = array<i64: 5, 0>, stride = array<i64: 4, 0>, swizzle = 128 : i32}]
+// CHECK-SAME: tessera.tensor_maps = [{box = array<i64: 8, 32>, buffer = 0 : i32, cols = array<i64: 5, 0>, param = 6 : i32, rank = 2 : i32, rows = array<i64: 3, 0>, stride = array<i64: 5, 0>, swizzle = 64 : i32}, {box = array<i64: 32, 64>, buffer = 1 : i32, cols = array<i64: 4, 0>, param = 7 : i32, rank = 2 : i32, rows = array<i64: 5, 0>, stride = array<i64: 4, 0>, swizzle = 128 : i32}]
 // CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK: nvvm.mbarrier.init
 // CHECK: nvvm.mbarrier.init

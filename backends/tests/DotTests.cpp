@@ -338,6 +338,25 @@ TEST_CASE("on sm_90a a warpgroup dot whose loads read matrix windows also gets a
   Package bt = package(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8, true), "sm_90a");
   REQUIRE(bt.kernels[0].artifacts.size() == 2);
   CHECK(bt.kernels[0].artifacts[1].tensorMaps[1] == TensorMapSpec{1, {4, 0}, {5, 0}, {5, 0}, 256, 64, 128});
+  // Attention's loads: slice `head` of a stack of seq x 64 matrices (q + head + rows * 64 + dims,
+  // head = program_id(1) * seq * 64), rows bounded by seq, columns from 0 unmasked: maps of rank 3
+  // whose copies name the slice as their third coordinate.
+  auto scores = [](tl::Ptr<f16> q, tl::Ptr<f16> k, tl::Ptr<float> out, tl::Scalar<int32_t> seq) {
+    tl::Tile head = tl::program_id(1) * seq * 64;
+    tl::Tile rows = tl::expand_dims(tl::program_id(0) * 64 + tl::arange(0, 64), 1), dims = tl::expand_dims(tl::arange(0, 64), 0);
+    tl::Tile acc = tl::for_range(0, seq, 64, tl::zeros({64, 64}, DType::F32), [&](const tl::Tile &start, const tl::Tile &acc) {
+      tl::Tile keyRows = tl::expand_dims(start + tl::arange(0, 64), 1);
+      tl::Tile x = tl::load(q + head + rows * 64 + dims, rows < seq, 0);
+      return tl::dot(x, tl::trans(tl::load(k + head + keyRows * 64 + dims, keyRows < seq, 0)), acc);
+    });
+    tl::store(out + rows * 64 + dims, acc, rows < seq);
+  };
+  Package att = package(trace("scores", scores, {.numWarps = 4, .argNames = {"q", "k", "out", "seq"}}), "sm_90a");
+  REQUIRE(att.kernels[0].artifacts.size() == 2);
+  const std::vector<TensorMapSpec> stacked{{0, {3, 0}, {-1, 64}, {-1, 64}, 8, 64, 128, 3},
+                                           {1, {3, 0}, {-1, 64}, {-1, 64}, 64, 64, 128, 3}};
+  CHECK(att.kernels[0].artifacts[1].tensorMaps == stacked);
+  CHECK(contains(ptxText(att.kernels[0].artifacts[1]), "cp.async.bulk.tensor.3d.shared::cluster.global.tile"));
   // No second form without the warpgroup units: sm_90, portable mode.
   CHECK(package(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90").kernels[0].artifacts.size() == 1);
   CHECK(package(traceMatmul<f16, float>(64, 64, 32, Numerics::Portable), "sm_90a").kernels[0].artifacts.size() == 1);

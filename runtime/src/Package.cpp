@@ -28,7 +28,7 @@ constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8;
 constexpr size_t kMinArgBytes = 8 + 1 + 1 + 4;
 constexpr size_t kMinArtifactBytes = 1 + 8 + 4 + 4 + 8 + 12 + 4 + 4 + 8;
 constexpr size_t kMinKernelBytes = 8 + 4 + 4 + 8 + 4;
-constexpr size_t kTensorMapBytes = 4 + 3 * (4 + 8) + 4 + 4 + 4;
+constexpr size_t kTensorMapBytes = 4 + 3 * (4 + 8) + 4 + 4 + 4 + 4;
 
 class Writer {
 public:
@@ -148,6 +148,9 @@ void readTensorMap(Reader &r, TensorMapSpec &m, size_t argCount) {
   m.swizzleBytes = r.u32("tensor map swizzle");
   if (!r.failed() && m.swizzleBytes != 0 && m.swizzleBytes != 32 && m.swizzleBytes != 64 && m.swizzleBytes != 128)
     r.fail("tensor map swizzle of " + std::to_string(m.swizzleBytes) + " bytes (0, 32, 64 or 128)", at);
+  at = r.pos();
+  m.rank = r.u32("tensor map rank");
+  if (!r.failed() && m.rank != 2 && m.rank != 3) r.fail("tensor map rank " + std::to_string(m.rank) + " (2 or 3)", at);
 }
 
 void readArtifact(Reader &r, Artifact &a, uint32_t version, size_t argCount) {
@@ -268,6 +271,7 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
         p.u32(m.boxRows);
         p.u32(m.boxCols);
         p.u32(m.swizzleBytes);
+        p.u32(m.rank);
       }
     }
   }

@@ -54,6 +54,22 @@ TEST_CASE("tensor_map.fields_from_the_arguments") {
   CHECK(r->strideBytes == 8192);
 }
 
+TEST_CASE("tensor_map.a_stack_of_matrices") {
+  // Attention's heads: slices of m x 128 elements, as many as 32-bit offsets reach.
+  Launch l;
+  std::string why;
+  std::optional<TensorMapRequest> r = l.request(TensorMapSpec{0, {1, 0}, {-1, 128}, {-1, 128}, 32, 64, 128, 3}, &why);
+  REQUIRE_MESSAGE(r, why);
+  CHECK(r->rank == 3);
+  CHECK(r->rows == 1000);
+  CHECK(r->cols == 128);
+  CHECK(r->strideBytes == 256);
+  CHECK(r->sliceBytes == 1000 * 256);
+  CHECK(r->slices == uint64_t(INT32_MAX / (1000 * 128)));
+  CHECK_FALSE(l.request(TensorMapSpec{0, {1, 0}, {-1, 128}, {-1, 128}, 32, 64, 128, 4}, &why));
+  CHECK(contains(why, "rank 4"));
+}
+
 TEST_CASE("tensor_map.launches_it_cannot_describe") {
   auto refused = [](Launch l, const TensorMapSpec &spec = kMapA) {
     std::string why;

@@ -178,14 +178,14 @@ Status CudaKernel::launch(detail::DriverStream &stream, Grid grid, std::span<con
         all = false;
         break;
       }
-      const unsigned long long dims[2] = {m->cols, m->rows}, strides[1] = {m->strideBytes};
-      const unsigned int box[2] = {m->boxCols, m->boxRows}, elementStrides[2] = {1, 1};
+      const unsigned long long dims[3] = {m->cols, m->rows, m->slices}, strides[2] = {m->strideBytes, m->sliceBytes};
+      const unsigned int box[3] = {m->boxCols, m->boxRows, 1}, elementStrides[3] = {1, 1, 1};
       const CUtensorMapSwizzle swizzle = m->swizzleBytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                          : m->swizzleBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                          : m->swizzleBytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                                  : CU_TENSOR_MAP_SWIZZLE_NONE;
       TESSERA_CU_TRY_CTX(device_.api(),
-                         cuTensorMapEncodeTiled(&maps[i], CU_TENSOR_MAP_DATA_TYPE_UINT16, 2,
+                         cuTensorMapEncodeTiled(&maps[i], CU_TENSOR_MAP_DATA_TYPE_UINT16, m->rank,
                                                 reinterpret_cast<void *>(uintptr_t(m->address)), dims, strides, box,
                                                 elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),

@@ -59,7 +59,17 @@ std::optional<TensorMapRequest> tensorMapRequest(const TensorMapSpec &spec, std:
     *why = "the matrix's last element lies past the kernel's 32-bit element offsets";
     return std::nullopt;
   }
+  if (spec.rank != 2 && spec.rank != 3) {
+    *why = "a tensor map of rank " + std::to_string(spec.rank);
+    return std::nullopt;
+  }
   TensorMapRequest r;
+  r.rank = spec.rank;
+  if (spec.rank == 3) { // as many slices as the kernel's 32-bit offsets reach
+    const int64_t slice = *rows * *stride;
+    r.slices = uint64_t(std::numeric_limits<int32_t>::max() / slice);
+    r.sliceBytes = uint64_t(slice * kElementBytes);
+  }
   r.address = address;
   r.cols = uint64_t(*cols);
   r.rows = uint64_t(*rows);

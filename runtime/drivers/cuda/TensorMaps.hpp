@@ -12,12 +12,15 @@
 
 namespace tessera::cuda {
 
-/// A 2-D map over 16-bit elements: the matrix at `address`, `cols` x `rows` elements with rows
-/// `strideBytes` apart, copied in boxes of `boxCols` x `boxRows`, swizzled over `swizzleBytes`.
+/// A map over 16-bit elements: the matrix at `address`, `cols` x `rows` elements with rows
+/// `strideBytes` apart, copied in boxes of `boxCols` x `boxRows`, swizzled over `swizzleBytes`;
+/// with rank 3, `slices` such matrices `sliceBytes` apart (boxes of one slice).
 struct TensorMapRequest {
   uint64_t address = 0;
   uint64_t cols = 0, rows = 0, strideBytes = 0;
   uint32_t boxCols = 0, boxRows = 0, swizzleBytes = 0;
+  uint32_t rank = 2;
+  uint64_t slices = 1, sliceBytes = 0;
   bool operator==(const TensorMapRequest &) const = default;
 };
 

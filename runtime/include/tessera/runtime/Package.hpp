@@ -77,12 +77,15 @@ struct HostScalar {
 /// row-major matrix of 16-bit elements at buffer argument `buffer`, `rows` x `cols` elements with
 /// `rowStride` elements from one row to the next, copied in boxes of `boxRows` x `boxCols`
 /// (elements outside the matrix read as zeros), each box row swizzled in shared memory over
-/// `swizzleBytes` (0, 32, 64 or 128) as the warpgroup matrix units read it.
+/// `swizzleBytes` (0, 32, 64 or 128) as the warpgroup matrix units read it. With `rank` 3 the
+/// buffer is a stack of such matrices, rows x rowStride elements apart (attention's heads), as
+/// many as 32-bit element offsets reach; a copy names the matrix as its third coordinate.
 struct TensorMapSpec {
   uint32_t buffer = 0;
   HostScalar rows, cols, rowStride;
   uint32_t boxRows = 0, boxCols = 0;
   uint32_t swizzleBytes = 0;
+  uint32_t rank = 2;
   bool operator==(const TensorMapSpec &) const = default;
 };
 
