@@ -20,8 +20,8 @@
 # 1 2 16 64 --blocks=64x64 --write-package.
 source scripts/gpu-setup.sh gpu-run32-dot.log; S=.gpu-stage; B=.gpu-bench
 python3 bench/dot_anchors.py
-m() { local p=$1; shift; TESSERA_BACKEND=cuda timeout 60 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
-fa() { local p=$1; shift; TESSERA_BACKEND=cuda timeout 90 $S/bin/06_flash_attention_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
+m() { local p=$1; shift; TESSERA_BACKEND=cuda TESSERA_TENSOR_COPIES=${TESSERA_TENSOR_COPIES:-1} timeout 60 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
+fa() { local p=$1; shift; TESSERA_BACKEND=cuda TESSERA_TENSOR_COPIES=${TESSERA_TENSOR_COPIES:-1} timeout 90 $S/bin/06_flash_attention_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
 echo "== tensor copies: checked"
 m r32 1000 1000 1000 --dtype=f16 --act=none; m r32 1000 1000 1000 --dtype=f16 --act=gelu
 m r32 333 512 200 --dtype=f16 --act=none; m r32 1000 1000 1000 --dtype=bf16 --act=none
