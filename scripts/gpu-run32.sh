@@ -26,10 +26,19 @@ echo "== tensor copies: checked"
 m r32 1000 1000 1000 --dtype=f16 --act=none; m r32 1000 1000 1000 --dtype=f16 --act=gelu
 m r32 333 512 200 --dtype=f16 --act=none; m r32 1000 1000 1000 --dtype=bf16 --act=none
 m r32 1000 1000 1000 --dtype=f16 --act=none --b-transposed; m r32 333 517 200 --dtype=f16 --act=gelu
-for t in 0 1 0 1; do
-  echo "== TESSERA_TENSOR_COPIES=$t"
-  TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20
-done
+echo "== attention, tensor copies: checked"
+fa r32 2 1 333 128 --dtype=f16 --blocks=64x32 --causal; fa r32 1 2 100 64 --dtype=f16 --blocks=64x64
+timed() {
+  for t in 0 1; do
+    echo "== TESSERA_TENSOR_COPIES=$t"
+    TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20
+    TESSERA_TENSOR_COPIES=$t fa r32 4 32 4096 128 --dtype=f16 --blocks=64x32 --repeat=5
+    TESSERA_TENSOR_COPIES=$t fa r32 4 32 4096 128 --dtype=f16 --blocks=64x32 --causal --repeat=5
+  done
+}
+timed
+echo "== op tests, cuda"
+TESSERA_BACKEND=cuda timeout 120 $S/bin/tessera-op-tests-aot --packages=$S/pkgs/r31-optests 2>&1 | tail -3
 for t in 0 1; do
   echo "== TESSERA_TENSOR_COPIES=$t"
   TESSERA_TENSOR_COPIES=$t m r32 8192 8192 8192 --dtype=f16 --act=none --repeat=5
@@ -38,17 +47,9 @@ for t in 0 1; do
   TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=128x128x64/8
   TESSERA_TENSOR_COPIES=$t m r32 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=256x128x64/8
 done
-echo "== attention, tensor copies: checked"
-fa r32 2 1 333 128 --dtype=f16 --blocks=64x32 --causal; fa r32 1 2 100 64 --dtype=f16 --blocks=64x64
-for t in 0 1 0 1; do
-  echo "== attention, TESSERA_TENSOR_COPIES=$t"
-  TESSERA_TENSOR_COPIES=$t fa r32 4 32 4096 128 --dtype=f16 --blocks=64x32 --repeat=5
-  TESSERA_TENSOR_COPIES=$t fa r32 4 32 4096 128 --dtype=f16 --blocks=64x32 --causal --repeat=5
-done
-for be in cuda vulkan; do
-  echo "== op tests, $be"
-  TESSERA_BACKEND=$be timeout 120 $S/bin/tessera-op-tests-aot --packages=$S/pkgs/r31-optests 2>&1 | tail -3
-done
+timed
+echo "== op tests, vulkan"
+TESSERA_BACKEND=vulkan timeout 120 $S/bin/tessera-op-tests-aot --packages=$S/pkgs/r31-optests 2>&1 | tail -3
 for p in r31-nc r31-rows r31-nc r31-rows; do
   echo "== cuda, fast row kernels, $p"
   TESSERA_BACKEND=cuda $B/bin/tessera-bench-aot --packages=$S/pkgs/$p --mode=fast --filter=softmax 2>&1 | grep -E '^softmax'
