@@ -19,7 +19,6 @@
 # r31-optests, r32). r32 also from 06_flash_attention 1 1 16 128 --blocks=64x32 [--causal] and
 # 1 2 16 64 --blocks=64x64 --write-package.
 source scripts/gpu-setup.sh gpu-run32-dot.log; S=.gpu-stage; B=.gpu-bench
-python3 bench/dot_anchors.py
 m() { local p=$1; shift; TESSERA_BACKEND=cuda TESSERA_TENSOR_COPIES=${TESSERA_TENSOR_COPIES:-1} timeout 60 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
 fa() { local p=$1; shift; TESSERA_BACKEND=cuda TESSERA_TENSOR_COPIES=${TESSERA_TENSOR_COPIES:-1} timeout 90 $S/bin/06_flash_attention_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
 echo "== tensor copies: checked"
@@ -37,6 +36,7 @@ timed() {
   done
 }
 timed
+python3 bench/dot_anchors.py
 echo "== op tests, cuda"
 TESSERA_BACKEND=cuda timeout 120 $S/bin/tessera-op-tests-aot --packages=$S/pkgs/r31-optests 2>&1 | tail -3
 for t in 0 1; do
