@@ -862,13 +862,14 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
         return 64 * ((q / 2) * groupsOfWarps + wr / 4) + 16 * (wr % 4) + 8 * (q % 2);
       };
       tensor[i].bytes = box.rows * box.cols * inBytes;
-      tensor[i].issue = [&lw, box, tc, stagedRow](OpBuilder &x, Location xl, Value shared, Value stage,
-                                                  const std::function<Value(Value)> &scalar, Value barriers, Value index) {
+      tensor[i].issue = [&lw, box, tc, stagedRow, inBytes](OpBuilder &x, Location xl, Value shared, Value stage,
+                                                           const std::function<Value(Value)> &scalar, Value barriers,
+                                                           Value index) {
         Value row0 = tc.row0 ? scalar(tc.row0) : lw.i32(x, xl, 0), col0 = tc.col0 ? scalar(tc.col0) : lw.i32(x, xl, 0);
-        Value stageBytes = arith::MulIOp::create(x, xl, stage, lw.i32(x, xl, 2));
+        Value stageBytes = arith::MulIOp::create(x, xl, stage, lw.i32(x, xl, inBytes));
         for (int64_t p = 0; p < box.cols / box.boxCols; ++p)
           for (int64_t q = 0; q < box.rows / box.boxRows; ++q) {
-            const int64_t offset = (p * box.rows + stagedRow(q * box.boxRows)) * box.boxCols * 2;
+            const int64_t offset = (p * box.rows + stagedRow(q * box.boxRows)) * box.boxCols * inBytes;
             SmallVector<Value, 3> at{arith::AddIOp::create(x, xl, col0, lw.i32(x, xl, p * box.boxCols)),
                                      arith::AddIOp::create(x, xl, row0, lw.i32(x, xl, q * box.boxRows))};
             if (tc.slice)
@@ -1274,7 +1275,6 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
 } // namespace
 
 namespace {
-
 
 /// Gives the load of a warpgroup dot's operand i a tensor map parameter where a launch can
 /// build one (tensorWindowOf, hostScalarOf), recording its spec on the kernel (kTensorMapsAttr).
