@@ -357,6 +357,30 @@ TEST_CASE("on sm_90a a warpgroup dot whose loads read matrix windows also gets a
                                            {1, {3, 0}, {-1, 64}, {-1, 64}, 64, 64, 128, 3}};
   CHECK(att.kernels[0].artifacts[1].tensorMaps == stacked);
   CHECK(contains(ptxText(att.kernels[0].artifacts[1]), "cp.async.bulk.tensor.3d.shared::cluster.global.tile"));
+  // Loads a tensor map cannot stand for keep cp.async, and without a map no second form: a row
+  // stride computed in the kernel (the runtime could not build the map), zeros that are -0.0.
+  auto variant = [](bool computedStride, float other) {
+    return [=](tl::Ptr<f16> a, tl::Ptr<f16> b, tl::Ptr<float> c, tl::Scalar<int32_t> M, tl::Scalar<int32_t> N,
+               tl::Scalar<int32_t> K) {
+      tl::Tile rows = tl::expand_dims(tl::program_id(0) * 64 + tl::arange(0, 64), 1);
+      tl::Tile cols = tl::expand_dims(tl::arange(0, 64), 0);
+      tl::Tile lda = computedStride ? tl::Tile(K) + 8 : tl::Tile(K);
+      tl::Tile acc = tl::for_range(0, K, 64, tl::zeros({64, 64}, DType::F32), [&](const tl::Tile &k, const tl::Tile &acc) {
+        tl::Tile ka = tl::expand_dims(k + tl::arange(0, 64), 0), kb = tl::expand_dims(k + tl::arange(0, 64), 1);
+        tl::Tile x = tl::load(a + rows * lda + ka, (rows < M) & (ka < K), other);
+        tl::Tile y = tl::load(b + kb * N + cols, (kb < K) & (cols < N), other);
+        return tl::dot(x, y, acc);
+      });
+      tl::store(c + rows * N + cols, acc, (rows < M) & (cols < N));
+    };
+  };
+  auto forms = [&](bool computedStride, float other) {
+    Package v = package(trace("matmul", variant(computedStride, other), {.numWarps = 4}), "sm_90a");
+    return v.kernels[0].artifacts.size() == 1 ? std::vector<TensorMapSpec>{} : v.kernels[0].artifacts[1].tensorMaps;
+  };
+  CHECK(forms(false, 0.0f).size() == 2);
+  CHECK(forms(true, 0.0f).size() == 1); // B's map only
+  CHECK(forms(false, -0.0f).empty());
   // No second form without the warpgroup units: sm_90, portable mode.
   CHECK(package(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90").kernels[0].artifacts.size() == 1);
   CHECK(package(traceMatmul<f16, float>(64, 64, 32, Numerics::Portable), "sm_90a").kernels[0].artifacts.size() == 1);
