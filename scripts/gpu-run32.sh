@@ -13,6 +13,8 @@
 # 3. The fast row kernels through CUDA without `contract` (r31-nc) and with it (r31-rows).
 # 4. The memory-bound harness (scripts/gpu-bench.sh, no ncu): both backends, fast and portable,
 #    Vulkan launch overhead with batched submissions, PyTorch and Triton, ratios.
+# (Run 32 used packages of commit 7f719ec's compiler, which also made the matmul's tensor-copy
+# form; since then only the pass option tensor-copies-a does, docs/bench.md.)
 # Here: bash scripts/stage-gpu-bench.sh; r32 from 05_matmul 16 16 16 --dtype=f16|bf16
 # [--act=gelu] [--b-transposed] --config=128x256x64/8 --write-package --ptx-chips=sm_90,sm_90a.
 # Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs (r31-nc, r31-rows,

@@ -51,7 +51,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "SPIR-V with coop-matrix: accumulators in registers as mma.sync's fragments (chip ...+mma-lanes)">,
     Option<"tensorCopies", "tensor-copies", "bool", /*default=*/"false",
            "NVPTX sm_90+: warpgroup dots read their operands through bulk tensor copies (TMA) with "
-           "tensor maps the runtime passes after the arguments (attribute tessera.tensor_maps)">,
+           "tensor maps the runtime passes after the arguments (attribute tessera.tensor_maps), "
+           "for dots whose A is not copied from its buffer (attention's)">,
+    Option<"tensorCopiesA", "tensor-copies-a", "bool", /*default=*/"false",
+           "with tensor-copies, also dots whose A is copied from its buffer (A in boxes of 8 rows: "
+           "run 32 measured the matmul no faster, docs/bench.md)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];

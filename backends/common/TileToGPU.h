@@ -91,6 +91,7 @@ struct TileLowering {
   /// parameter holding the load's tensor map (its spec in kTensorMapsAttr), and the tile IR's
   /// scalars of the tile's first row and column.
   bool tensorCopiesAllowed = false;
+  bool tensorCopiesForA = false; // also dots whose A is copied from its buffer (option tensor-copies-a)
   struct TensorCopy {
     mlir::Value map;
     mlir::Value row0, col0, slice; // slice: the third coordinate of a stacked matrix, else null

@@ -143,7 +143,8 @@ int64_t kernelRunLimit(Operation *kernel) {
 namespace {
 
 /// Moves `kernel` into a new gpu.func of `gpuModule` and lowers its tiles.
-LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target, bool tensorCopies) {
+LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target, bool tensorCopies,
+                          bool tensorCopiesA) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   std::string error;
@@ -223,6 +224,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   TileLowering lowering{target, threads, tid, func};
   lowering.portable = portable && !faultInjected("reduce-order");
   lowering.tensorCopiesAllowed = tensorCopies;
+  lowering.tensorCopiesForA = tensorCopiesA;
   lowering.maxVec = maxVec;
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
   // layout first, and a dot on matrix units loads its fragments from x's rows.
@@ -346,7 +348,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessera_kernels");
     info->annotateModule(gpuModule);
     for (func::FuncOp k : kernels)
-      if (failed(lowerKernel(k, gpuModule, *info, tensorCopies)))
+      if (failed(lowerKernel(k, gpuModule, *info, tensorCopies, tensorCopiesA)))
         return signalPassFailure();
   }
 };

@@ -36,8 +36,7 @@ void printHelp(FILE *out) {
              "  TESSERA_DEVICE     device index or case-insensitive part of its name (for programs using openDefault)\n"
              "  TESSERA_BACKEND    cuda | vulkan\n"
              "  TESSERA_COOPMAT    0 turns Vulkan cooperative matrices off (code without them runs instead)\n"
-             "  TESSERA_TENSOR_COPIES  1 lets CUDA launches run a kernel's bulk-tensor-copy (TMA) form\n"
-             "                     (not yet checked on a GPU, so off by default)\n",
+             "  TESSERA_TENSOR_COPIES  0 keeps CUDA launches off a kernel's bulk-tensor-copy (TMA) form\n",
              out);
 }
 

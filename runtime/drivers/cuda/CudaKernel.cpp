@@ -89,11 +89,10 @@ Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const Kerne
   if (!code) return code.status();
   // The artifact's tensor-copy form: the same target, with tensor maps (selectArtifact never
   // picks it itself), where this driver can build them.
-  // Only with TESSERA_TENSOR_COPIES=1 until a GPU run has checked the form's results (no device
-  // machine could be started in the session that wrote it: docs/bench.md); otherwise every
-  // launch stays on the chosen artifact.
+  // TESSERA_TENSOR_COPIES=0 keeps every launch on the chosen artifact (comparisons, or a driver
+  // whose bulk tensor copies misbehave).
   const char *env = std::getenv("TESSERA_TENSOR_COPIES");
-  const bool allowed = env && std::string_view(env) == "1";
+  const bool allowed = !(env && std::string_view(env) == "0");
   CudaCode copies;
   if (api_.cuTensorMapEncodeTiled && allowed)
     for (const Artifact &a : kernel.artifacts)
