@@ -371,22 +371,22 @@ Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const T
     e.numWarps = k.numWarps();
     e.tileIR = k.tileIR();
     for (const TargetDesc &t : targets) {
-      Result<Artifact> a = compileArtifact(k, t);
-      if (!a)
-        return a.status();
-      // Code on the warpgroup matrix units gets a second form whose operands come through bulk
-      // tensor copies, where the kernel's loads allow (the runtime picks it per launch).
-      const bool warpgroup = t.kind == TargetKind::PTX &&
-                             std::string_view(reinterpret_cast<const char *>(a->code.data()), a->code.size()).find("wgmma") !=
-                                 std::string_view::npos;
-      e.artifacts.push_back(std::move(*a));
-      if (warpgroup) {
-        Artifact copies;
-        if (Status s = runPipeline(k, e.artifacts.back().target, std::nullopt, &copies, nullptr, /*tensorCopies=*/true); !s)
+      Result<TargetDesc> valid = validateTarget(t);
+      if (!valid)
+        return valid.status();
+      // PTX is compiled with bulk tensor copies allowed. Where the kernel then takes tensor maps,
+      // that is a second form of the code (the runtime picks it per launch) and the first is
+      // compiled without them; otherwise it is the only form (nothing was planned differently).
+      Artifact a;
+      if (Status s = runPipeline(k, *valid, std::nullopt, &a, nullptr, /*tensorCopies=*/valid->kind == TargetKind::PTX); !s)
+        return s;
+      if (!a.tensorMaps.empty()) {
+        Artifact plain;
+        if (Status s = runPipeline(k, *valid, std::nullopt, &plain, nullptr); !s)
           return s;
-        if (!copies.tensorMaps.empty())
-          e.artifacts.push_back(std::move(copies));
+        e.artifacts.push_back(std::move(plain));
       }
+      e.artifacts.push_back(std::move(a));
     }
     pkg.kernels.push_back(std::move(e));
   }

@@ -401,8 +401,7 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
         shared[i] = allocArray(r, loc, lw, d.in, (direct[i] ? stages : 1) * sizes[i], align);
     lw.barrier(r, loc); // readers in an earlier run of the loop (inside an outer loop) are done
     if (tensorCopies) { // each run of the loop counts its stages' phases from 0
-      barriers = lw.target.allocBarriers(r, loc, cast<gpu::GPUFuncOp>(lw.kernel), stages);
-      lw.sharedBytes = (lw.sharedBytes + 15) / 16 * 16 + 8 * stages; // (allocShared aligns to 16)
+      barriers = allocArray(r, loc, lw, r.getI64Type(), stages); // 8 bytes each
       onFirstThread([&] {
         for (int64_t s = 0; s < stages; ++s)
           lw.target.initBarrier(r, loc, barriers, lw.i32(r, loc, s));

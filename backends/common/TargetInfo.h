@@ -77,14 +77,12 @@ public:
   /// Bulk tensor copies (Hopper's TMA, sm_90+): one thread copies a box of a 2-D matrix
   /// described by a tensor map (a kernel parameter of tensorMapType, built by the runtime) into
   /// shared memory; the box's elements outside the matrix arrive as zeros. A copy signals its
-  /// bytes to a barrier in shared memory (allocBarriers: 8 bytes each): initBarrier (one thread;
+  /// bytes to a barrier in shared memory (an i64 of allocShared's each): initBarrier (one thread;
   /// then fenceBarrierInit and a barrier of the program), expectBytes (one thread, before the
   /// copies: the phase completes once that many bytes have landed), waitBarrier (every thread
   /// that reads the data: until the phase of that parity has completed).
   virtual bool hasTensorCopies() const { return false; }
   virtual mlir::Type tensorMapType(mlir::MLIRContext *ctx) const;
-  virtual mlir::Value allocBarriers(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func,
-                                    int64_t count) const;
   virtual void initBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index) const;
   virtual void fenceBarrierInit(mlir::OpBuilder &b, mlir::Location loc) const;
   virtual void expectBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index,

@@ -74,9 +74,6 @@ void TargetInfo::wgmmaWait(OpBuilder &, Location, int64_t) const {
 }
 
 Type TargetInfo::tensorMapType(MLIRContext *) const { llvm_unreachable("tensorMapType on a target without tensor copies"); }
-Value TargetInfo::allocBarriers(OpBuilder &, Location, gpu::GPUFuncOp, int64_t) const {
-  llvm_unreachable("allocBarriers on a target without tensor copies");
-}
 void TargetInfo::initBarrier(OpBuilder &, Location, Value, Value) const {
   llvm_unreachable("initBarrier on a target without tensor copies");
 }

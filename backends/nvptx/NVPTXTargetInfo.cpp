@@ -223,9 +223,6 @@ public:
   bool hasTensorCopies() const override { return sm_ >= 90; }
   Type tensorMapType(MLIRContext *ctx) const override { return LLVM::LLVMPointerType::get(ctx); }
 
-  Value allocBarriers(OpBuilder &b, Location loc, gpu::GPUFuncOp func, int64_t count) const override {
-    return allocShared(b, loc, func, b.getI64Type(), count, 8);
-  }
   static Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
     return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(), barriers, ValueRange{index},
                                LLVM::GEPNoWrapFlags::inbounds);
