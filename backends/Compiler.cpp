@@ -227,6 +227,10 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     options.subgroupSize = target.subgroupSize;
     options.chip = target.chip;
     options.tensorCopies = tensorCopies;
+    // Experiments: TESSERA_TENSOR_COPIES_A=1 also gives dots whose A is copied from its buffer
+    // (the matmul) a tensor-copy form (docs/compiler.md, "Bulk tensor copies").
+    const char *copiesA = std::getenv("TESSERA_TENSOR_COPIES_A");
+    options.tensorCopiesA = tensorCopies && copiesA && std::string_view(copiesA) == "1";
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

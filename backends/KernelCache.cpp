@@ -42,6 +42,7 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
   key << compilerBuild() << "\ntarget " << toString(target.kind) << " chip=" << target.chip << " ptx=" << target.ptxVersion
       << " subgroup=" << target.subgroupSize;
   if (const char *fault = std::getenv("TESSERA_FAULT"); fault && *fault) key << " fault=" << fault;
+  if (const char *a = std::getenv("TESSERA_TENSOR_COPIES_A"); a && *a) key << " tensor-copies-a=" << a;
   key << "\n" << kernel.tileIR();
   return key.str();
 }

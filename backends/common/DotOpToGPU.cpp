@@ -305,11 +305,14 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
 /// into `shared` from element `stage` on, signalling barrier `index` of `barriers`; `scalar` gives
 /// the tile IR's scalars for that iteration. `bytes`: what it copies. Empty for an operand copied
 /// otherwise.
+/// The boxes are spread over the lanes of the first subgroup: box b of the iteration's (counted
+/// from `firstBox` for this operand) goes from lane b % 32, so that they leave at once.
 struct TensorIssue {
   std::function<void(OpBuilder &, Location, Value shared, Value stage, const std::function<Value(Value)> &scalar,
-                     Value barriers, Value index)>
+                     Value barriers, Value index, Value lane, int64_t firstBox)>
       issue;
   int64_t bytes = 0;
+  int64_t boxes = 0;
 };
 
 /// The staging of a pipelined dot on matrix units (DotStaging::maxStages > 1). Each operand copied
@@ -325,32 +328,50 @@ struct TensorIssue {
 /// `align` bytes, and each thread fences its writes and landed copies for the asynchronous units. With
 /// `ahead` < stages - 1, the copies run only that many iterations ahead, so that the stages of
 /// the iterations before stay untouched while the units may still read them.
-/// An operand with a `tensor` issuer comes through bulk tensor copies instead, which one thread
-/// issues for the iteration's stage, signalling that stage's barrier in shared memory (one per
-/// stage, initialized before the loop); every thread waits for the phase of its iteration's stage
+/// An operand with a `tensor` issuer comes through bulk tensor copies instead, which the first
+/// subgroup issues for the iteration's stage (its first lane expecting the bytes, each lane
+/// copying some of the boxes), signalling that stage's barrier in shared memory (one per stage,
+/// initialized before the loop); every thread waits for the phase of its iteration's stage
 /// (iteration t uses stage t % stages for the (t / stages)-th time: parity (t / stages) % 2).
-std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
-                                                      tile::DotOp op, std::array<ValueRange, 2> values,
-                                                      const tile::LoadOp (&direct)[2], const int64_t (&sizes)[2],
-                                                      std::array<int64_t, 2> ld, int64_t stages,
-                                                      const Placement (&place)[2] = {nullptr, nullptr}, int64_t align = 16,
-                                                      int64_t ahead = 0, const TensorIssue (&tensor)[2] = {}) {
+/// Where every operand staged in the loop comes so (`release` set), no barrier of the program
+/// is left in the loop: each stage has a second barrier, on which each subgroup's first lane
+/// arrives once the units' reads of it are done (release, after the caller's wait for them),
+/// and the first subgroup waits for that phase before it copies into the stage again.
+struct PipelinedStaging {
+  Value a, b;             // the arrays of A and B
+  Value aStart, bStart;   // where this iteration's elements start in them
+  /// With tensor copies alone: called after the wait that leaves `lag` batches of the units in
+  /// flight (0 or 1), it releases the stage of iteration t - lag.
+  std::function<void(OpBuilder &, Location, int64_t lag)> release;
+};
+PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, const TileLowering &lw, tile::DotOp op,
+                                std::array<ValueRange, 2> values, const tile::LoadOp (&direct)[2],
+                                const int64_t (&sizes)[2], std::array<int64_t, 2> ld, int64_t stages,
+                                const Placement (&place)[2] = {nullptr, nullptr}, int64_t align = 16, int64_t ahead = 0,
+                                const TensorIssue (&tensor)[2] = {}) {
   if (!ahead)
     ahead = stages - 1;
-  const bool tensorCopies = tensor[0].issue || tensor[1].issue;
-  const bool asyncCopies = (direct[0] && !tensor[0].issue) || (direct[1] && !tensor[1].issue);
-  Value barriers;
-  auto onFirstThread = [&](llvm::function_ref<void()> body) {
-    auto first = scf::IfOp::create(r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::eq, lw.threadId, lw.i32(r, loc, 0)),
-                                   false);
-    OpBuilder::InsertionGuard guard(r);
-    r.setInsertionPoint(first.thenBlock()->getTerminator());
-    body();
-  };
   auto loop = cast<scf::ForOp>(op->getParentOp());
   const DotShape d(op);
   const RankedTensorType types[2] = {d.aType, d.bType};
   const Value operands[2] = {op.getA(), op.getB()};
+  const bool tensorCopies = tensor[0].issue || tensor[1].issue;
+  const bool asyncCopies = (direct[0] && !tensor[0].issue) || (direct[1] && !tensor[1].issue);
+  bool inLoop[2] = {false, false}; // operands from registers written in every iteration
+  for (int i = 0; i < 2; ++i)
+    inLoop[i] = sizes[i] && !direct[i] && !invariantLoop(op, operands[i]);
+  const bool released = tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1];
+  Value barriers; // `stages` barriers the copies signal, then, where released, `stages` the readers do
+  auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
+  auto when = [&](OpBuilder &x, Location xl, Value cond, llvm::function_ref<void(OpBuilder &, Location)> body) {
+    auto branch = scf::IfOp::create(x, xl, cond, false);
+    OpBuilder::InsertionGuard guard(x);
+    x.setInsertionPoint(branch.thenBlock()->getTerminator());
+    body(x, xl);
+  };
+  auto eq = [&](OpBuilder &x, Location xl, Value v, int64_t k) {
+    return arith::CmpIOp::create(x, xl, arith::CmpIPredicate::eq, v, c(x, xl, k));
+  };
   Value iv = loop.getInductionVar(), lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
   Value shared[2];
   auto writeRegisters = [&](int i) {
@@ -366,8 +387,9 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
     writeTile(r, loc, lw, l, values[i], {ld[i], 1},
               [&](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, shared[i], idx, v); });
   };
-  // The copies of iteration j into stage `stage` (none past the loop's end), as one group.
-  auto issue = [&](Value j, Value stage) {
+  // The copies of iteration j (number `number`: null before the loop, where the stages are
+  // fresh) into stage `stage` (none past the loop's end), as one group.
+  auto issue = [&](Value j, Value stage, Value number) {
     auto inRange = scf::IfOp::create(r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::slt, j, ub), false);
     {
       OpBuilder::InsertionGuard guard(r);
@@ -378,21 +400,36 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
       };
       for (int i = 0; i < 2; ++i)
         if (direct[i] && !tensor[i].issue)
-          copyToShared(r, loc, lw, direct[i], shared[i], arith::MulIOp::create(r, loc, stage, lw.i32(r, loc, sizes[i])),
-                       ld[i], at, place[i]);
-      if (tensorCopies)
-        onFirstThread([&] {
-          lw.target.expectBytes(r, loc, barriers, stage, tensor[0].bytes + tensor[1].bytes);
+          copyToShared(r, loc, lw, direct[i], shared[i], arith::MulIOp::create(r, loc, stage, c(r, loc, sizes[i])), ld[i],
+                       at, place[i]);
+      if (tensorCopies) {
+        Value firstWarp = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::ult, lw.threadId, c(r, loc, 32));
+        when(r, loc, firstWarp, [&](OpBuilder &x, Location xl) {
+          Value lane = lw.threadId; // (in the first subgroup)
+          if (released && number) // the readers of the stage's previous use are done
+            when(x, xl, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::uge, number, c(x, xl, stages)),
+                 [&](OpBuilder &y, Location yl) {
+                   Value parity = arith::AndIOp::create(
+                       y, yl, arith::AddIOp::create(y, yl, arith::DivUIOp::create(y, yl, number, c(y, yl, stages)), c(y, yl, 1)),
+                       c(y, yl, 1));
+                   lw.target.waitBarrier(y, yl, barriers, arith::AddIOp::create(y, yl, stage, c(y, yl, stages)), parity);
+                 });
+          when(x, xl, eq(x, xl, lane, 0), [&](OpBuilder &y, Location yl) {
+            lw.target.expectBytes(y, yl, barriers, stage, tensor[0].bytes + tensor[1].bytes);
+          });
+          int64_t firstBox = 0;
           for (int i = 0; i < 2; ++i)
-            if (tensor[i].issue)
-              tensor[i].issue(r, loc, shared[i], arith::MulIOp::create(r, loc, stage, lw.i32(r, loc, sizes[i])), at,
-                              barriers, stage);
+            if (tensor[i].issue) {
+              tensor[i].issue(x, xl, shared[i], arith::MulIOp::create(x, xl, stage, c(x, xl, sizes[i])), at, barriers, stage,
+                              lane, firstBox);
+              firstBox += tensor[i].boxes;
+            }
         });
+      }
     }
     if (asyncCopies)
       lw.target.asyncCommit(r, loc);
   };
-  bool inLoop[2] = {false, false}; // operands from registers written in every iteration
   {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPoint(loop);
@@ -401,23 +438,30 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
         shared[i] = allocArray(r, loc, lw, d.in, (direct[i] ? stages : 1) * sizes[i], align);
     lw.barrier(r, loc); // readers in an earlier run of the loop (inside an outer loop) are done
     if (tensorCopies) { // each run of the loop counts its stages' phases from 0
-      barriers = allocArray(r, loc, lw, r.getI64Type(), stages); // 8 bytes each
-      onFirstThread([&] {
+      barriers = allocArray(r, loc, lw, r.getI64Type(), (released ? 2 : 1) * stages); // 8 bytes each
+      when(r, loc, eq(r, loc, lw.threadId, 0), [&](OpBuilder &x, Location xl) {
         for (int64_t s = 0; s < stages; ++s)
-          lw.target.initBarrier(r, loc, barriers, lw.i32(r, loc, s));
-        lw.target.fenceBarrierInit(r, loc);
+          lw.target.initBarrier(x, xl, barriers, c(x, xl, s));
+        if (released) // an arrival of each subgroup
+          for (int64_t s = 0; s < stages; ++s)
+            lw.target.initBarrier(x, xl, barriers, c(x, xl, stages + s), lw.threads / 32);
+        lw.target.fenceBarrierInit(x, xl);
       });
       lw.barrier(r, loc);
     }
+    bool written = false;
     for (int i = 0; i < 2; ++i)
-      if (!sizes[i])
-        continue;
-      else if (!direct[i] && invariantLoop(op, operands[i]))
+      if (sizes[i] && !direct[i] && !inLoop[i]) {
         writeRegisters(i);
-      else
-        inLoop[i] = !direct[i];
+        written = true;
+      }
+    if (released && written) { // no barrier in the loop orders these writes before the reads
+      if (place[0] || place[1])
+        lw.target.wgmmaSharedFence(r, loc);
+      lw.barrier(r, loc);
+    }
     for (int64_t s = 0; s < ahead; ++s)
-      issue(arith::AddIOp::create(r, loc, lb, arith::MulIOp::create(r, loc, step, lw.i32(r, loc, s))), lw.i32(r, loc, s));
+      issue(arith::AddIOp::create(r, loc, lb, arith::MulIOp::create(r, loc, step, c(r, loc, s))), c(r, loc, s), Value());
   }
   {
     OpBuilder::InsertionGuard guard(r);
@@ -429,29 +473,48 @@ std::tuple<Value, Value, Value, Value> stagePipelined(ConversionPatternRewriter 
   if (asyncCopies)
     lw.target.asyncWait(r, loc, ahead - 1);
   if (tensorCopies) {
-    Value use = arith::DivUIOp::create(r, loc, t, lw.i32(r, loc, stages));
-    lw.target.waitBarrier(r, loc, barriers, arith::RemUIOp::create(r, loc, t, lw.i32(r, loc, stages)),
-                          arith::AndIOp::create(r, loc, use, lw.i32(r, loc, 1)));
+    Value use = arith::DivUIOp::create(r, loc, t, c(r, loc, stages));
+    lw.target.waitBarrier(r, loc, barriers, arith::RemUIOp::create(r, loc, t, c(r, loc, stages)),
+                          arith::AndIOp::create(r, loc, use, c(r, loc, 1)));
   }
-  // Writes of this thread (copies, registers) before the units read them; bulk tensor copies
-  // write as the units read (the async proxy), ordered by the barrier's phase.
-  if ((place[0] || place[1]) && (asyncCopies || !direct[0] || !direct[1]))
-    lw.target.wgmmaSharedFence(r, loc);
-  lw.barrier(r, loc);
-  Value distance = lw.i32(r, loc, ahead);
+  if (!released) {
+    // Writes of this thread (copies, registers) before the units read them; bulk tensor copies
+    // write as the units read (the async proxy), ordered by the barrier's phase.
+    if ((place[0] || place[1]) && (asyncCopies || !direct[0] || !direct[1]))
+      lw.target.wgmmaSharedFence(r, loc);
+    lw.barrier(r, loc);
+  }
+  Value distance = c(r, loc, ahead);
+  Value ahead_t = arith::AddIOp::create(r, loc, t, distance);
   issue(arith::AddIOp::create(r, loc, iv, arith::MulIOp::create(r, loc, step, distance)),
-        arith::RemUIOp::create(r, loc, arith::AddIOp::create(r, loc, t, distance), lw.i32(r, loc, stages)));
+        arith::RemUIOp::create(r, loc, ahead_t, c(r, loc, stages)), ahead_t);
   if (inLoop[0] || inLoop[1]) {
     for (int i = 0; i < 2; ++i)
       if (inLoop[i])
         writeRegisters(i);
     lw.barrier(r, loc);
   }
-  Value current = arith::RemUIOp::create(r, loc, t, lw.i32(r, loc, stages));
+  Value current = arith::RemUIOp::create(r, loc, t, c(r, loc, stages));
   auto start = [&](int i) {
-    return direct[i] ? Value(arith::MulIOp::create(r, loc, current, lw.i32(r, loc, sizes[i]))) : lw.i32(r, loc, 0);
+    return direct[i] ? Value(arith::MulIOp::create(r, loc, current, c(r, loc, sizes[i]))) : c(r, loc, 0);
   };
-  return {shared[0], shared[1], start(0), start(1)};
+  PipelinedStaging out{shared[0], shared[1], start(0), start(1), nullptr};
+  if (released)
+    out.release = [&lw, barriers, t, stages](OpBuilder &x, Location xl, int64_t lag) {
+      // (self-contained: called after this function returns)
+      auto k = [&](int64_t v) { return lw.i32(x, xl, v); };
+      Value lane = arith::RemUIOp::create(x, xl, lw.threadId, k(32));
+      Value first = arith::CmpIOp::create(x, xl, arith::CmpIPredicate::eq, lane, k(0));
+      if (lag)
+        first = arith::AndIOp::create(x, xl, first, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::uge, t, k(lag)));
+      auto branch = scf::IfOp::create(x, xl, first, false);
+      OpBuilder::InsertionGuard guard(x);
+      x.setInsertionPoint(branch.thenBlock()->getTerminator());
+      Value done = arith::SubIOp::create(x, xl, t, k(lag));
+      lw.target.arriveBarrier(x, xl, barriers,
+                              arith::AddIOp::create(x, xl, arith::RemUIOp::create(x, xl, done, k(stages)), k(stages)));
+    };
+  return out;
 }
 
 /// Stages of each dot in a loop with several (attention's scores and values).
@@ -665,7 +728,8 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
     sa = aInRegisters ? Value() : staged[0], sb = staged.back();
     aStage = bStage = lw.i32(r, loc, 0);
   } else {
-    std::tie(sa, sb, aStage, bStage) = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {lda, ldb}, stages);
+    PipelinedStaging staged = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {lda, ldb}, stages);
+    sa = staged.a, sb = staged.b, aStage = staged.aStart, bStage = staged.bStart;
   }
   // Subgroup (wr, wc) of the grid: its rows start at 8 wr, its column group j at 8 (C j + wc).
   const int64_t R = lc.threadsPer[0], pairs = lc.reps[0] / 2, groups = lc.reps[1];
@@ -832,6 +896,7 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   };
   const Placement place[2] = {placeA, placeB};
   Value sa, sb, aStage, bStage; // the arrays, and where this iteration's A and B start in them (elements)
+  std::function<void(OpBuilder &, Location, int64_t)> release; // PipelinedStaging::release
   if (stages == 1) {
     auto copy = [&](int i) -> std::function<void(Value)> {
       return [&, i](Value shared) { copyToShared(r, loc, lw, direct[i], shared, c(r, loc, 0), 0, nullptr, place[i]); };
@@ -861,13 +926,19 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
         return 64 * ((q / 2) * groupsOfWarps + wr / 4) + 16 * (wr % 4) + 8 * (q % 2);
       };
       tensor[i].bytes = box.rows * box.cols * inBytes;
+      tensor[i].boxes = (box.cols / box.boxCols) * (box.rows / box.boxRows);
       tensor[i].issue = [&lw, box, tc, stagedRow, inBytes](OpBuilder &x, Location xl, Value shared, Value stage,
                                                            const std::function<Value(Value)> &scalar, Value barriers,
-                                                           Value index) {
-        Value row0 = tc.row0 ? scalar(tc.row0) : lw.i32(x, xl, 0), col0 = tc.col0 ? scalar(tc.col0) : lw.i32(x, xl, 0);
-        Value stageBytes = arith::MulIOp::create(x, xl, stage, lw.i32(x, xl, inBytes));
+                                                           Value index, Value lane, int64_t firstBox) {
+        int64_t b = firstBox;
         for (int64_t p = 0; p < box.cols / box.boxCols; ++p)
           for (int64_t q = 0; q < box.rows / box.boxRows; ++q) {
+            auto mine = scf::IfOp::create(
+                x, xl, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::eq, lane, lw.i32(x, xl, b++ % 32)), false);
+            OpBuilder::InsertionGuard guard(x);
+            x.setInsertionPoint(mine.thenBlock()->getTerminator());
+            Value row0 = tc.row0 ? scalar(tc.row0) : lw.i32(x, xl, 0), col0 = tc.col0 ? scalar(tc.col0) : lw.i32(x, xl, 0);
+            Value stageBytes = arith::MulIOp::create(x, xl, stage, lw.i32(x, xl, inBytes));
             const int64_t offset = (p * box.rows + stagedRow(q * box.boxRows)) * box.boxCols * inBytes;
             SmallVector<Value, 3> at{arith::AddIOp::create(x, xl, col0, lw.i32(x, xl, p * box.boxCols)),
                                      arith::AddIOp::create(x, xl, row0, lw.i32(x, xl, q * box.boxRows))};
@@ -878,8 +949,10 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
           }
       };
     }
-    std::tie(sa, sb, aStage, bStage) = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {K, transB ? K : N}, stages,
-                                                      place, kAlign, ahead, tensor);
+    PipelinedStaging staged = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {K, transB ? K : N}, stages, place,
+                                             kAlign, ahead, tensor);
+    sa = staged.a, sb = staged.b, aStage = staged.aStart, bStage = staged.bStart;
+    release = staged.release;
   }
   const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], nPer = std::min(N, unit.maxN);
   Value warpGroup = arith::ShRUIOp::create(r, loc, lw.threadId, c(r, loc, 7));
@@ -934,6 +1007,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
       }
   lw.target.wgmmaCommit(r, loc);
   lw.target.wgmmaWait(r, loc, overlap ? 1 : 0);
+  if (release)
+    release(r, loc, overlap ? 1 : 0);
   if (overlap) {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPointAfter(op->getParentOp());

@@ -78,12 +78,16 @@ public:
   /// described by a tensor map (a kernel parameter of tensorMapType, built by the runtime) into
   /// shared memory; the box's elements outside the matrix arrive as zeros. A copy signals its
   /// bytes to a barrier in shared memory (an i64 of allocShared's each): initBarrier (one thread;
-  /// then fenceBarrierInit and a barrier of the program), expectBytes (one thread, before the
-  /// copies: the phase completes once that many bytes have landed), waitBarrier (every thread
-  /// that reads the data: until the phase of that parity has completed).
+  /// then fenceBarrierInit and a barrier of the program; a phase completes after `arrivals`
+  /// arrivals), expectBytes (one thread, before the copies: one arrival, and the phase also waits
+  /// for that many bytes to land), arriveBarrier (one arrival, releasing this thread's reads
+  /// before it, the units' included once waited for), waitBarrier (every thread that reads the
+  /// data: until the phase of that parity has completed).
   virtual bool hasTensorCopies() const { return false; }
   virtual mlir::Type tensorMapType(mlir::MLIRContext *ctx) const;
-  virtual void initBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index) const;
+  virtual void initBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index,
+                           int64_t arrivals = 1) const;
+  virtual void arriveBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index) const;
   virtual void fenceBarrierInit(mlir::OpBuilder &b, mlir::Location loc) const;
   virtual void expectBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index,
                            int64_t bytes) const;

@@ -74,8 +74,11 @@ void TargetInfo::wgmmaWait(OpBuilder &, Location, int64_t) const {
 }
 
 Type TargetInfo::tensorMapType(MLIRContext *) const { llvm_unreachable("tensorMapType on a target without tensor copies"); }
-void TargetInfo::initBarrier(OpBuilder &, Location, Value, Value) const {
+void TargetInfo::initBarrier(OpBuilder &, Location, Value, Value, int64_t) const {
   llvm_unreachable("initBarrier on a target without tensor copies");
+}
+void TargetInfo::arriveBarrier(OpBuilder &, Location, Value, Value) const {
+  llvm_unreachable("arriveBarrier on a target without tensor copies");
 }
 void TargetInfo::fenceBarrierInit(OpBuilder &, Location) const {
   llvm_unreachable("fenceBarrierInit on a target without tensor copies");

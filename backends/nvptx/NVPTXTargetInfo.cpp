@@ -227,8 +227,11 @@ public:
     return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(), barriers, ValueRange{index},
                                LLVM::GEPNoWrapFlags::inbounds);
   }
-  void initBarrier(OpBuilder &b, Location loc, Value barriers, Value index) const override {
-    NVVM::MBarrierInitOp::create(b, loc, barrierAt(b, loc, barriers, index), c32(b, loc, 1), Value());
+  void initBarrier(OpBuilder &b, Location loc, Value barriers, Value index, int64_t arrivals) const override {
+    NVVM::MBarrierInitOp::create(b, loc, barrierAt(b, loc, barriers, index), c32(b, loc, arrivals), Value());
+  }
+  void arriveBarrier(OpBuilder &b, Location loc, Value barriers, Value index) const override {
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), barrierAt(b, loc, barriers, index), Value());
   }
   void fenceBarrierInit(OpBuilder &b, Location loc) const override { NVVM::FenceMbarrierInitOp::create(b, loc); }
   void expectBytes(OpBuilder &b, Location loc, Value barriers, Value index, int64_t bytes) const override {

@@ -8,31 +8,49 @@
 // With tensor copies each load gets a tensor map parameter after the arguments (spec in
 // tessera.tensor_maps: argument indices of the buffer, the bounds and the row stride; boxes of
 // 8 rows of A, 32 of B; A in rows of 64 bytes, B of 128). Before the loop one thread initializes
-// a barrier per stage (4) and fences; the copies of an iteration are one thread's: it expects
-// the stage's bytes (64 x 32 + 32 x 64 halves = 8192), then copies 8 boxes of A (their staged
-// places in 512-byte steps: placeA's rows of 64 bytes, groups of 8 rows 16 apart for h = 1)
-// and one of B at (column, row) coordinates. Every thread waits for its iteration's stage with
-// the parity of its use; no cp.async remains and no proxy fence (the copies write as the units
-// read).
+// two barriers per stage (4): one the copies signal (1 arrival) and one each subgroup's first
+// lane arrives on once the units have read the stage (4 arrivals), and fences. The copies of an
+// iteration are the first subgroup's: its first lane expects the stage's bytes (64 x 32 + 32 x 64
+// halves = 8192), and lane b copies box b: 8 boxes of A (their staged places in 512-byte steps:
+// placeA's rows of 64 bytes, groups of 8 rows 16 apart for h = 1) and one of B, at (column, row)
+// coordinates. In the loop every thread waits for its iteration's stage with the parity of its
+// use; with no barrier of the program and no proxy fence (the copies write as the units read),
+// the first subgroup, from the fifth iteration copied on, first waits for the stage's readers;
+// after the units' batch is waited for (one left in flight), each subgroup's first lane releases
+// the previous iteration's stage. No cp.async remains.
 // CHECK-LABEL: gpu.func @copies
 // CHECK-SAME: %{{.*}}: i32, %[[MAPA:.*]]: !llvm.ptr, %[[MAPB:.*]]: !llvm.ptr) kernel
 // CHECK-SAME: tessera.tensor_maps = [{box = array<i64: 8, 32>, buffer = 0 : i32, cols = array<i64: 5, 0>, param = 6 : i32, rank = 2 : i32, rows = array<i64: 3, 0>, stride = array<i64: 5, 0>, swizzle = 64 : i32}, {box = array<i64: 32, 64>, buffer = 1 : i32, cols = array<i64: 4, 0>, param = 7 : i32, rank = 2 : i32, rows = array<i64: 5, 0>, stride = array<i64: 4, 0>, swizzle = 128 : i32}]
 // CHECK-NOT: nvvm.cp.async.shared.global
-// CHECK: nvvm.mbarrier.init
-// CHECK: nvvm.mbarrier.init
-// CHECK: nvvm.mbarrier.init
-// CHECK: nvvm.mbarrier.init
+// CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c4_i32
 // CHECK-NEXT: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK: arith.cmpi ult, %{{.*}}, %c32_i32
+// CHECK-NOT: nvvm.mbarrier.try_wait
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32 : !llvm.ptr<3>, i32
 // CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAPA]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: arith.cmpi eq, %{{.*}}, %c8_i32
+// CHECK-NEXT: scf.if
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAPB]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NOT: nvvm.fence.proxy
-// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.cmpi ult, %{{.*}}, %c32_i32
+// CHECK: arith.cmpi uge, %{{.*}}, %c4_i32
+// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK-NOT: gpu.barrier
 // CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: arith.cmpi uge, %{{.*}}, %c1_i32
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK-NOT: nvvm.cp.async.wait.group
 

@@ -36,7 +36,9 @@ void printHelp(FILE *out) {
              "  TESSERA_DEVICE     device index or case-insensitive part of its name (for programs using openDefault)\n"
              "  TESSERA_BACKEND    cuda | vulkan\n"
              "  TESSERA_COOPMAT    0 turns Vulkan cooperative matrices off (code without them runs instead)\n"
-             "  TESSERA_TENSOR_COPIES  0 keeps CUDA launches off a kernel's bulk-tensor-copy (TMA) form\n",
+             "  TESSERA_TENSOR_COPIES  0 keeps CUDA launches off a kernel's bulk-tensor-copy (TMA) form\n"
+             "  TESSERA_TENSOR_COPIES_A  1 (compiling) also makes that form for dots whose A is copied from its\n"
+             "                     buffer (the matmul; off by default: measured no faster, docs/compiler.md)\n",
              out);
 }
 
