@@ -7,7 +7,8 @@
 // exp(m_old - m_new), so the [seq x seq] score matrix never exists in memory. Causal attention
 // stops the walk at the diagonal and masks the scores above it.
 // Run: 06_flash_attention [batch] [heads] [seq] [D] [--dtype=f16|bf16] [--causal] [--portable]
-//                         [--blocks=BLOCK_MxBLOCK_N] [--repeat=R]
+//                         [--blocks=BLOCK_MxBLOCK_N] [--warps=W] (subgroups per program; default 4)
+//                         [--repeat=R]
 //                         [--stages=2] (the next key block's K and V loaded before this block's work)
 //                         [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for
 //                         these PTX chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup units)
@@ -39,9 +40,10 @@ using tessera::DType;
 using tessera::f16;
 
 struct Blocks {
-  int m = 0, n = 0, stages = 1;
+  int m = 0, n = 0, stages = 1, warps = 4;
   std::string name() const {
-    return std::to_string(m) + "x" + std::to_string(n) + (stages > 1 ? "s" + std::to_string(stages) : "");
+    return std::to_string(m) + "x" + std::to_string(n) + (warps != 4 ? "w" + std::to_string(warps) : "") +
+           (stages > 1 ? "s" + std::to_string(stages) : "");
   }
 };
 static std::string packageName(const std::string &dtype, int D, bool causal, bool portable, Blocks bl) {
@@ -86,7 +88,7 @@ template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, 
     tl::store(o + head + rows * D + dims, tl::cast(out, dt), rows < seq);
   };
   return tessera::trace("attention", attention,
-                        {.numWarps = 4, .argNames = {"q", "k", "v", "o", "seq", "scale"},
+                        {.numWarps = uint32_t(bl.warps), .argNames = {"q", "k", "v", "o", "seq", "scale"},
                          .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast,
                          .numStages = uint32_t(bl.stages)});
 }
@@ -112,8 +114,8 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   if (!bl.m) { // matrix units take bigger blocks: their operands are 16-bit in shared memory
     const tessera::TargetDesc target = dev.target();
     const bool coopLanes = std::is_same_v<T, f16> && tessera::hasMmaLanes(target.chip);
-    bl = (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages}
-                                                                             : Blocks{16, 16, bl.stages};
+    bl = (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages, bl.warps}
+                                                                             : Blocks{16, 16, bl.stages, bl.warps};
   }
   const int BLOCK_M = bl.m;
 #ifndef TESSERA_EXAMPLE_AOT
@@ -248,6 +250,11 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
     else if (!std::strncmp(argv[i], "--stages=", 9)) bl.stages = std::atoi(argv[i] + 9);
+    else if (!std::strncmp(argv[i], "--warps=", 8)) {
+      bl.warps = std::atoi(argv[i] + 8);
+      if (bl.warps < 1 || bl.warps > 32 || (bl.warps & (bl.warps - 1)))
+        return std::fprintf(stderr, "06_flash_attention: --warps=W, a power of two from 1 to 32\n"), 1;
+    }
     else if (!std::strncmp(argv[i], "--blocks=", 9)) {
       if (std::sscanf(argv[i] + 9, "%dx%d", &bl.m, &bl.n) != 2 || bl.m < 16 || bl.n < 16)
         return std::fprintf(stderr, "06_flash_attention: --blocks=MxN, powers of two of at least 16\n"), 1;

@@ -14,7 +14,7 @@
 # r34: TESSERA_TENSOR_COPIES_A=1 05_matmul 16 16 16 --dtype=f16|bf16 [--act=gelu] [--b-transposed]
 # --config=128x256x64/8 (and 128x128x64/8, 256x128x64/8) --write-package=DIR
 # --ptx-chips=sm_90,sm_90a; 06_flash_attention 1 1 16 128 --blocks=64x32 [--causal], 1 2 16 64
-# --blocks=64x64, the same way. Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib
+# --blocks=64x64, and 1 1 16 128 --blocks=128x64|128x32 --warps=8 and 64x64 [--causal], the same way. Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib
 # .gpu-stage/pkgs (r32, r33-optests, r34).
 source scripts/gpu-setup.sh gpu-run34.log; S=.gpu-stage
 m() { local p=$1; shift; TESSERA_BACKEND=cuda TESSERA_TENSOR_COPIES=${TESSERA_TENSOR_COPIES:-1} timeout 60 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$p 2>&1 | grep -v "matrix units"; }
@@ -25,6 +25,8 @@ m r34 333 512 200 --dtype=f16 --act=none; m r34 1000 1000 1000 --dtype=bf16 --ac
 m r34 1000 1000 1000 --dtype=f16 --act=none --b-transposed; m r34 333 517 200 --dtype=f16 --act=gelu
 fa r34 2 1 333 128 --dtype=f16 --blocks=64x32 --causal; fa r34 1 2 100 64 --dtype=f16 --blocks=64x64
 fa r34 2 3 1000 128 --dtype=f16 --blocks=64x32
+fa r34 2 1 333 128 --dtype=f16 --blocks=128x64 --warps=8 --causal; fa r34 2 3 1000 128 --dtype=f16 --blocks=128x64 --warps=8
+fa r34 2 1 333 128 --dtype=f16 --blocks=128x32 --warps=8 --causal; fa r34 2 1 333 128 --dtype=f16 --blocks=64x64
 echo "== $(date -u +%T) timed"
 for round in 1 2; do
   for t in 0 1; do
@@ -36,6 +38,11 @@ for round in 1 2; do
     fa $p 4 32 4096 128 --dtype=f16 --blocks=64x32 --repeat=5
     fa $p 4 32 4096 128 --dtype=f16 --blocks=64x32 --causal --repeat=5
   done
+done
+for b in "128x64 --warps=8" "128x32 --warps=8" "64x64"; do
+  echo "== attention r34 $b"
+  fa r34 4 32 4096 128 --dtype=f16 --blocks=$b --repeat=5
+  fa r34 4 32 4096 128 --dtype=f16 --blocks=$b --causal --repeat=5
 done
 python3 bench/dot_anchors.py
 for t in 0 1; do
