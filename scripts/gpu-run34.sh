@@ -26,7 +26,8 @@ m r34 1000 1000 1000 --dtype=f16 --act=none --b-transposed; m r34 333 517 200 --
 fa r34 2 1 333 128 --dtype=f16 --blocks=64x32 --causal; fa r34 1 2 100 64 --dtype=f16 --blocks=64x64
 fa r34 2 3 1000 128 --dtype=f16 --blocks=64x32
 fa r34 2 1 333 128 --dtype=f16 --blocks=128x64 --warps=8 --causal; fa r34 2 3 1000 128 --dtype=f16 --blocks=128x64 --warps=8
-fa r34 2 1 333 128 --dtype=f16 --blocks=128x32 --warps=8 --causal; fa r34 2 1 333 128 --dtype=f16 --blocks=64x64
+fa r34 2 1 333 128 --dtype=f16 --blocks=128x32 --warps=8 --causal; fa r34 2 1 333 128 --dtype=f16 --blocks=128x128 --warps=8 --causal; fa r34 1 2 1000 128 --dtype=f16 --blocks=128x128 --warps=8
+fa r34 2 1 333 128 --dtype=f16 --blocks=64x64
 echo "== $(date -u +%T) timed"
 for round in 1 2; do
   for t in 0 1; do
@@ -39,7 +40,7 @@ for round in 1 2; do
     fa $p 4 32 4096 128 --dtype=f16 --blocks=64x32 --causal --repeat=5
   done
 done
-for b in "128x64 --warps=8" "128x32 --warps=8" "64x64"; do
+for b in "128x64 --warps=8" "128x128 --warps=8" "128x32 --warps=8" "64x64"; do
   echo "== attention r34 $b"
   fa r34 4 32 4096 128 --dtype=f16 --blocks=$b --repeat=5
   fa r34 4 32 4096 128 --dtype=f16 --blocks=$b --causal --repeat=5
