@@ -54,6 +54,15 @@ for t in 0 1; do
   TESSERA_TENSOR_COPIES=$t m r34 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=128x128x64/8
   TESSERA_TENSOR_COPIES=$t m r34 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=256x128x64/8
 done
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+for t in 1 0; do
+  echo "== $(date -u +%T) ncu: matmul 4096^3 f16, TESSERA_TENSOR_COPIES=$t"
+  [ -n "$ncu" ] && TESSERA_BACKEND=cuda TESSERA_TENSOR_COPIES=$t timeout 120 "$ncu" --clock-control none -k regex:matmul -s 2 -c 1 \
+    --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
+    --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_gmma.sum \
+    $S/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --repeat=3 --package-dir=$S/pkgs/r34 > $out/ncu-matmul-t$t.txt 2>&1
+  grep -E "Duration|Throughput|Stall|Cycles Per Issued|gmma|Eligible|Issued Warp" $out/ncu-matmul-t$t.txt | head -30
+done
 for be in cuda vulkan; do
   echo "== $(date -u +%T) op tests, $be"
   TESSERA_BACKEND=$be timeout 150 $S/bin/tessera-op-tests-aot --packages=$S/pkgs/r33-optests 2>&1 | tail -3
