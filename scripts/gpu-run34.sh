@@ -7,6 +7,9 @@
 #    TESSERA_TENSOR_COPIES=0 (cp.async, the plain artifact) and 1 in turn; attention r34 against
 #    r32 (run 32's form: one thread's boxes behind a barrier of the program each iteration).
 # 2. The anchors (cuBLAS through PyTorch, SDPA), then the other matmul shapes both ways.
+# 2b. Layernorm with its weights' and biases' loads hoisted above the reductions (tile-hoist-loads;
+#    .gpu-stage/pkgs/r34-hoist from tessera-bench --compile-only --write-packages --filter=layernorm)
+#    against the staged harness packages (without).
 # 3. The op tests through both backends (.gpu-stage/pkgs/r33-optests; run 32 used a stale binary).
 # 4. The memory-bound harness with PyTorch and Triton (scripts/gpu-bench.sh, no ncu).
 # Here: bash scripts/stage-gpu-bench.sh; copy build/bin/{tessera-op-tests-aot,05_matmul_aot,
@@ -53,6 +56,10 @@ for t in 0 1; do
   TESSERA_TENSOR_COPIES=$t m r34 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --b-transposed
   TESSERA_TENSOR_COPIES=$t m r34 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=128x128x64/8
   TESSERA_TENSOR_COPIES=$t m r34 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --config=256x128x64/8
+done
+for p in .gpu-bench/pkgs $S/pkgs/r34-hoist .gpu-bench/pkgs $S/pkgs/r34-hoist; do
+  echo "== cuda, fast layernorm, $p"
+  TESSERA_BACKEND=cuda .gpu-bench/bin/tessera-bench-aot --packages=$p --mode=fast --filter=layernorm 2>&1 | grep -E '^layernorm'
 done
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
 for t in 1 0; do

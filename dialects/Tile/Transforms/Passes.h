@@ -1,4 +1,4 @@
-// Passes on tile IR (tile-expand-portable-math, tile-pipeline-loads), generated from Passes.td.
+// Passes on tile IR (tile-expand-portable-math, tile-hoist-loads, tile-pipeline-loads), generated from Passes.td.
 #pragma once
 
 #include "mlir/Pass/Pass.h"

@@ -56,6 +56,23 @@ def TileExpandPortableMath : Pass<"tile-expand-portable-math", "mlir::ModuleOp">
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TileHoistLoads : Pass<"tile-hoist-loads", "mlir::ModuleOp"> {
+  let summary = "Issue each top-level load of a kernel as early as its operands allow";
+  let description = [{
+    In each `func.func`, every `tile.load` of the function's own block moves up to just after
+    the last of: the definitions of its offsets, mask and `other`, and the last earlier op that
+    may write memory (a store, an atomic, an op with unknown effects or any op with regions
+    other than a pure one). Loads keep their order among themselves.
+
+    A kernel that loads more after a reduction (layernorm's weights and biases after the row's
+    mean and variance) otherwise issues those loads only after the reductions' program
+    barriers, which no later scheduler moves loads across: their memory latency then adds to
+    the row's instead of overlapping it. Results are unchanged: the same elements are read and
+    no write lies between the old place and the new. Loads inside loops stay where they are
+    (a loop's staging and pipelining decide those).
+  }];
+}
+
 def TilePipelineLoads : Pass<"tile-pipeline-loads", "mlir::ModuleOp"> {
   let summary = "Issue the loads of a loop one iteration ahead (num_stages = 2)";
   let description = [{
