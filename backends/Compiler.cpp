@@ -341,7 +341,6 @@ bool faultInjected(const char *fault) {
 
 void addTilePasses(OpPassManager &pm, bool portable, bool nativeDivFma) {
   pm.addPass(tile::createTilePipelineLoads()); // kernels with tile.num_stages = 2
-  pm.addPass(tile::createTileHoistLoads());     // top-level loads before the reductions' barriers
   if (portable) {
     tile::TileExpandPortableMathOptions options;
     options.correctlyRoundedBasics = true;

@@ -12,7 +12,9 @@
 //                         [--stages=2] (the next key block's K and V loaded before this block's work)
 //                         [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for
 //                         these PTX chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup units)
-// The blocks default to 64 x 64 (D = 64) or 64 x 32 (D = 128) on matrix units (NVIDIA through
+// The blocks default to 128 x 128 on 8 warps for D = 128 through CUDA on sm_90 (two warpgroups of
+// Hopper's units: 386 TFLOP/s against 64 x 32's 335 on an H100, run 34, docs/bench.md), else to
+// 64 x 64 (D = 64) or 64 x 32 (D = 128) on matrix units (NVIDIA through
 // CUDA, and f16 through Vulkan where cooperative matrices keep accumulators in mma.sync's lanes:
 // operands staged as 16-bit values) and 16 x 16 elsewhere (the FMA path stages 32-bit values: two
 // products of a D = 128 program must fit lavapipe's 32 KiB). --repeat=R times R more
@@ -114,8 +116,10 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   if (!bl.m) { // matrix units take bigger blocks: their operands are 16-bit in shared memory
     const tessera::TargetDesc target = dev.target();
     const bool coopLanes = std::is_same_v<T, f16> && tessera::hasMmaLanes(target.chip);
-    bl = (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages, bl.warps}
-                                                                             : Blocks{16, 16, bl.stages, bl.warps};
+    const bool warpgroupUnits = dev.backend() == tessera::Backend::CUDA && dev.backendInfo().computeCapability == 90;
+    bl = !portable && warpgroupUnits && D == 128 ? Blocks{128, 128, bl.stages, 8}
+         : (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages, bl.warps}
+                                                                               : Blocks{16, 16, bl.stages, bl.warps};
   }
   const int BLOCK_M = bl.m;
 #ifndef TESSERA_EXAMPLE_AOT
