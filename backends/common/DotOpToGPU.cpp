@@ -42,6 +42,14 @@ void forOwners(OpBuilder &b, Location loc, const TileLowering &lw, const Blocked
     body(b, loc);
 }
 
+/// Runs `body` under an scf.if on `cond` (no else).
+void thenDo(OpBuilder &b, Location loc, Value cond, llvm::function_ref<void(OpBuilder &, Location)> body) {
+  auto branch = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  body(b, loc);
+}
+
 /// Index i * coef[0] + j * coef[1] of this thread's element e of a 2-D tile of layout `l`, from
 /// `base` = lw.threadLinear(l, coef).
 Value elementIndex(OpBuilder &b, Location loc, const TileLowering &lw, const BlockedLayout &l, ArrayRef<int64_t> coef,
@@ -303,10 +311,9 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
 
 /// Issues the bulk tensor copies of one operand's tile for one iteration (lowerWithWarpgroupUnits):
 /// into `shared` from element `stage` on, signalling barrier `index` of `barriers`; `scalar` gives
-/// the tile IR's scalars for that iteration. `bytes`: what it copies. Empty for an operand copied
-/// otherwise.
-/// The boxes are spread over the lanes of the first subgroup: box b of the iteration's (counted
-/// from `firstBox` for this operand) goes from lane b % 32, so that they leave at once.
+/// the tile IR's scalars for that iteration; box b of the iteration (this operand's counted from
+/// `firstBox`) goes from lane b % 32 of the first subgroup. `bytes`, `boxes`: what it copies.
+/// Empty for an operand copied otherwise.
 struct TensorIssue {
   std::function<void(OpBuilder &, Location, Value shared, Value stage, const std::function<Value(Value)> &scalar,
                      Value barriers, Value index, Value lane, int64_t firstBox)>
@@ -363,12 +370,6 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   const bool released = tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1];
   Value barriers; // `stages` barriers the copies signal, then, where released, `stages` the readers do
   auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
-  auto when = [&](OpBuilder &x, Location xl, Value cond, llvm::function_ref<void(OpBuilder &, Location)> body) {
-    auto branch = scf::IfOp::create(x, xl, cond, false);
-    OpBuilder::InsertionGuard guard(x);
-    x.setInsertionPoint(branch.thenBlock()->getTerminator());
-    body(x, xl);
-  };
   auto eq = [&](OpBuilder &x, Location xl, Value v, int64_t k) {
     return arith::CmpIOp::create(x, xl, arith::CmpIPredicate::eq, v, c(x, xl, k));
   };
@@ -404,17 +405,17 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
                        at, place[i]);
       if (tensorCopies) {
         Value firstWarp = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::ult, lw.threadId, c(r, loc, 32));
-        when(r, loc, firstWarp, [&](OpBuilder &x, Location xl) {
+        thenDo(r, loc, firstWarp, [&](OpBuilder &x, Location xl) {
           Value lane = lw.threadId; // (in the first subgroup)
           if (released && number) // the readers of the stage's previous use are done
-            when(x, xl, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::uge, number, c(x, xl, stages)),
+            thenDo(x, xl, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::uge, number, c(x, xl, stages)),
                  [&](OpBuilder &y, Location yl) {
                    Value parity = arith::AndIOp::create(
                        y, yl, arith::AddIOp::create(y, yl, arith::DivUIOp::create(y, yl, number, c(y, yl, stages)), c(y, yl, 1)),
                        c(y, yl, 1));
                    lw.target.waitBarrier(y, yl, barriers, arith::AddIOp::create(y, yl, stage, c(y, yl, stages)), parity);
                  });
-          when(x, xl, eq(x, xl, lane, 0), [&](OpBuilder &y, Location yl) {
+          thenDo(x, xl, eq(x, xl, lane, 0), [&](OpBuilder &y, Location yl) {
             lw.target.expectBytes(y, yl, barriers, stage, tensor[0].bytes + tensor[1].bytes);
           });
           int64_t firstBox = 0;
@@ -439,7 +440,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
     lw.barrier(r, loc); // readers in an earlier run of the loop (inside an outer loop) are done
     if (tensorCopies) { // each run of the loop counts its stages' phases from 0
       barriers = allocArray(r, loc, lw, r.getI64Type(), (released ? 2 : 1) * stages); // 8 bytes each
-      when(r, loc, eq(r, loc, lw.threadId, 0), [&](OpBuilder &x, Location xl) {
+      thenDo(r, loc, eq(r, loc, lw.threadId, 0), [&](OpBuilder &x, Location xl) {
         for (int64_t s = 0; s < stages; ++s)
           lw.target.initBarrier(x, xl, barriers, c(x, xl, s));
         if (released) // an arrival of each subgroup
@@ -485,9 +486,9 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
     lw.barrier(r, loc);
   }
   Value distance = c(r, loc, ahead);
-  Value ahead_t = arith::AddIOp::create(r, loc, t, distance);
+  Value aheadNumber = arith::AddIOp::create(r, loc, t, distance);
   issue(arith::AddIOp::create(r, loc, iv, arith::MulIOp::create(r, loc, step, distance)),
-        arith::RemUIOp::create(r, loc, ahead_t, c(r, loc, stages)), ahead_t);
+        arith::RemUIOp::create(r, loc, aheadNumber, c(r, loc, stages)), aheadNumber);
   if (inLoop[0] || inLoop[1]) {
     for (int i = 0; i < 2; ++i)
       if (inLoop[i])
@@ -507,12 +508,11 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
       Value first = arith::CmpIOp::create(x, xl, arith::CmpIPredicate::eq, lane, k(0));
       if (lag)
         first = arith::AndIOp::create(x, xl, first, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::uge, t, k(lag)));
-      auto branch = scf::IfOp::create(x, xl, first, false);
-      OpBuilder::InsertionGuard guard(x);
-      x.setInsertionPoint(branch.thenBlock()->getTerminator());
-      Value done = arith::SubIOp::create(x, xl, t, k(lag));
-      lw.target.arriveBarrier(x, xl, barriers,
-                              arith::AddIOp::create(x, xl, arith::RemUIOp::create(x, xl, done, k(stages)), k(stages)));
+      thenDo(x, xl, first, [&](OpBuilder &y, Location yl) {
+        Value done = arith::SubIOp::create(y, yl, t, k(lag));
+        lw.target.arriveBarrier(y, yl, barriers,
+                                arith::AddIOp::create(y, yl, arith::RemUIOp::create(y, yl, done, k(stages)), k(stages)));
+      });
     };
   return out;
 }
@@ -930,22 +930,22 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
       tensor[i].issue = [&lw, box, tc, stagedRow, inBytes](OpBuilder &x, Location xl, Value shared, Value stage,
                                                            const std::function<Value(Value)> &scalar, Value barriers,
                                                            Value index, Value lane, int64_t firstBox) {
+        Value row0 = tc.row0 ? scalar(tc.row0) : lw.i32(x, xl, 0), col0 = tc.col0 ? scalar(tc.col0) : lw.i32(x, xl, 0);
+        Value slice = tc.slice ? scalar(tc.slice) : Value();
+        Value stageBytes = arith::MulIOp::create(x, xl, stage, lw.i32(x, xl, inBytes));
         int64_t b = firstBox;
         for (int64_t p = 0; p < box.cols / box.boxCols; ++p)
           for (int64_t q = 0; q < box.rows / box.boxRows; ++q) {
-            auto mine = scf::IfOp::create(
-                x, xl, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::eq, lane, lw.i32(x, xl, b++ % 32)), false);
-            OpBuilder::InsertionGuard guard(x);
-            x.setInsertionPoint(mine.thenBlock()->getTerminator());
-            Value row0 = tc.row0 ? scalar(tc.row0) : lw.i32(x, xl, 0), col0 = tc.col0 ? scalar(tc.col0) : lw.i32(x, xl, 0);
-            Value stageBytes = arith::MulIOp::create(x, xl, stage, lw.i32(x, xl, inBytes));
-            const int64_t offset = (p * box.rows + stagedRow(q * box.boxRows)) * box.boxCols * inBytes;
-            SmallVector<Value, 3> at{arith::AddIOp::create(x, xl, col0, lw.i32(x, xl, p * box.boxCols)),
-                                     arith::AddIOp::create(x, xl, row0, lw.i32(x, xl, q * box.boxRows))};
-            if (tc.slice)
-              at.push_back(scalar(tc.slice));
-            lw.target.tensorCopy(x, xl, shared, arith::AddIOp::create(x, xl, stageBytes, lw.i32(x, xl, offset)), tc.map, at,
-                                 barriers, index);
+            Value mine = arith::CmpIOp::create(x, xl, arith::CmpIPredicate::eq, lane, lw.i32(x, xl, b++ % 32));
+            thenDo(x, xl, mine, [&](OpBuilder &y, Location yl) {
+              const int64_t offset = (p * box.rows + stagedRow(q * box.boxRows)) * box.boxCols * inBytes;
+              SmallVector<Value, 3> at{arith::AddIOp::create(y, yl, col0, lw.i32(y, yl, p * box.boxCols)),
+                                       arith::AddIOp::create(y, yl, row0, lw.i32(y, yl, q * box.boxRows))};
+              if (slice)
+                at.push_back(slice);
+              lw.target.tensorCopy(y, yl, shared, arith::AddIOp::create(y, yl, stageBytes, lw.i32(y, yl, offset)), tc.map,
+                                   at, barriers, index);
+            });
           }
       };
     }
