@@ -231,6 +231,15 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     // (the matmul) a tensor-copy form (docs/compiler.md, "Bulk tensor copies").
     const char *copiesA = std::getenv("TESSERA_TENSOR_COPIES_A");
     options.tensorCopiesA = tensorCopies && copiesA && std::string_view(copiesA) == "1";
+    // TESSERA_TENSOR_COPY_ISSUE=lanes|one and TESSERA_TENSOR_COPY_RELEASE=mbarrier|barrier pick
+    // the tensor-copy loop's scheme (the pass options of the same names).
+    if (const char *issue = std::getenv("TESSERA_TENSOR_COPY_ISSUE"); issue && *issue)
+      options.tensorCopyIssue = issue;
+    if (const char *release = std::getenv("TESSERA_TENSOR_COPY_RELEASE"); release && *release)
+      options.tensorCopyRelease = release;
+    // TESSERA_PINGPONG=1: the pass's warpgroup-pingpong (with tensor copies).
+    const char *pingpong = std::getenv("TESSERA_PINGPONG");
+    options.warpgroupPingpong = tensorCopies && pingpong && std::string_view(pingpong) == "1";
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

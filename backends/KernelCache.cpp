@@ -43,6 +43,9 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
       << " subgroup=" << target.subgroupSize;
   if (const char *fault = std::getenv("TESSERA_FAULT"); fault && *fault) key << " fault=" << fault;
   if (const char *a = std::getenv("TESSERA_TENSOR_COPIES_A"); a && *a) key << " tensor-copies-a=" << a;
+  if (const char *a = std::getenv("TESSERA_TENSOR_COPY_ISSUE"); a && *a) key << " tensor-copy-issue=" << a;
+  if (const char *a = std::getenv("TESSERA_TENSOR_COPY_RELEASE"); a && *a) key << " tensor-copy-release=" << a;
+  if (const char *a = std::getenv("TESSERA_PINGPONG"); a && *a) key << " pingpong=" << a;
   key << "\n" << kernel.tileIR();
   return key.str();
 }

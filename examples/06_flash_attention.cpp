@@ -61,6 +61,7 @@ template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, 
                                tl::Scalar<float> scale) {
     const DType dt = tessera::DTypeOf<T>::value;
     tl::Tile head = tl::program_id(1) * seq * D; // this (batch, head)'s [seq x D] slice
+    tl::Tile log2Scale = scale * 1.4426950408889634f;
     tl::Tile rowIds = tl::program_id(0) * BLOCK_M + tl::arange(0, BLOCK_M);
     tl::Tile rows = tl::expand_dims(rowIds, 1), dims = tl::expand_dims(tl::arange(0, D), 0);
     tl::Tile qTile = tl::load(q + head + rows * D + dims, rows < seq, 0); // BLOCK_M x D
@@ -75,13 +76,16 @@ template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, 
       // The keys' rows as they lie in memory (wide loads); the dot reads them transposed, so
       // tl::trans moves nothing.
       tl::Tile kTile = tl::load(k + head + keyRows * D + dims, keyRows < seq, 0);        // BLOCK_N x D
-      tl::Tile s = tl::dot(qTile, tl::trans(kTile)) * scale;                               // BLOCK_M x BLOCK_N
+      tl::Tile s = tl::dot(qTile, tl::trans(kTile));                                       // BLOCK_M x BLOCK_N
       tl::Tile valid = keyCols < seq;
       if (causal) valid = valid & (keyCols <= rows);
       s = tl::where(valid, s, -INFINITY);
-      tl::Tile mNew = tl::maximum(m, tl::max(s, 1));
-      tl::Tile p = tl::exp(s - tl::expand_dims(mNew, 1));
-      tl::Tile alpha = tl::exp(m - mNew);
+      // Base 2 with the scale folded in: exp(x * scale) = exp2(x * scale * log2(e)), so each score
+      // costs one multiply-add and one exp2 (fast mode: ex2.approx). m is kept in that base, and the
+      // row maximum is taken before scaling (scaling by a positive number keeps the order).
+      tl::Tile mNew = tl::maximum(m, tl::max(s, 1) * log2Scale);
+      tl::Tile p = tl::exp2(s * log2Scale - tl::expand_dims(mNew, 1));
+      tl::Tile alpha = tl::exp2(m - mNew);
       tl::Tile vTile = tl::load(v + head + keyRows * D + dims, keyRows < seq, 0); // BLOCK_N x D
       tl::Tile accNew = tl::dot(tl::cast(p, dt), vTile, acc * tl::expand_dims(alpha, 1));
       return std::vector<tl::Tile>{mNew, l * alpha + tl::sum(p, 1), accNew};

@@ -312,7 +312,9 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
 /// Issues the bulk tensor copies of one operand's tile for one iteration (lowerWithWarpgroupUnits):
 /// into `shared` from element `stage` on, signalling barrier `index` of `barriers`; `scalar` gives
 /// the tile IR's scalars for that iteration; box b of the iteration (this operand's counted from
-/// `firstBox`) goes from lane b % 32 of the first subgroup. `bytes`, `boxes`: what it copies.
+/// `firstBox`) goes from lane b % 32 of the first subgroup, or, with `lane` null (the caller's
+/// thread alone issues: TileLowering::tensorCopiesOneThread), every box from the caller's thread.
+/// `bytes`, `boxes`: what it copies.
 /// Empty for an operand copied otherwise.
 struct TensorIssue {
   std::function<void(OpBuilder &, Location, Value shared, Value stage, const std::function<Value(Value)> &scalar,
@@ -336,12 +338,14 @@ struct TensorIssue {
 /// `ahead` < stages - 1, the copies run only that many iterations ahead, so that the stages of
 /// the iterations before stay untouched while the units may still read them.
 /// An operand with a `tensor` issuer comes through bulk tensor copies instead, which the first
-/// subgroup issues for the iteration's stage (its first lane expecting the bytes, each lane
-/// copying some of the boxes), signalling that stage's barrier in shared memory (one per stage,
+/// thread issues for the iteration's stage (expecting the bytes, then copying every box; with
+/// TileLowering::tensorCopiesOneThread off, the first subgroup's lanes copy some of the boxes
+/// each), signalling that stage's barrier in shared memory (one per stage,
 /// initialized before the loop); every thread waits for the phase of its iteration's stage
 /// (iteration t uses stage t % stages for the (t / stages)-th time: parity (t / stages) % 2).
-/// Where every operand staged in the loop comes so (`release` set), no barrier of the program
-/// is left in the loop: each stage has a second barrier, on which each subgroup's first lane
+/// Where every operand staged in the loop comes so and TileLowering::tensorCopiesProgramBarrier
+/// is off (`release` set), no barrier of the program is left in the loop: each stage has a
+/// second barrier, on which each subgroup's first lane
 /// arrives once the units' reads of it are done (release, after the caller's wait for them),
 /// and the first subgroup waits for that phase before it copies into the stage again.
 struct PipelinedStaging {
@@ -367,7 +371,8 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   bool inLoop[2] = {false, false}; // operands from registers written in every iteration
   for (int i = 0; i < 2; ++i)
     inLoop[i] = sizes[i] && !direct[i] && !invariantLoop(op, operands[i]);
-  const bool released = tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1];
+  const bool released =
+      tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1] && !lw.tensorCopiesProgramBarrier;
   Value barriers; // `stages` barriers the copies signal, then, where released, `stages` the readers do
   auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
   auto eq = [&](OpBuilder &x, Location xl, Value v, int64_t k) {
@@ -415,16 +420,22 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
                        c(y, yl, 1));
                    lw.target.waitBarrier(y, yl, barriers, arith::AddIOp::create(y, yl, stage, c(y, yl, stages)), parity);
                  });
+          auto boxes = [&](OpBuilder &y, Location yl, Value lane) {
+            int64_t firstBox = 0;
+            for (int i = 0; i < 2; ++i)
+              if (tensor[i].issue) {
+                tensor[i].issue(y, yl, shared[i], arith::MulIOp::create(y, yl, stage, c(y, yl, sizes[i])), at, barriers,
+                                stage, lane, firstBox);
+                firstBox += tensor[i].boxes;
+              }
+          };
           thenDo(x, xl, eq(x, xl, lane, 0), [&](OpBuilder &y, Location yl) {
             lw.target.expectBytes(y, yl, barriers, stage, tensor[0].bytes + tensor[1].bytes);
+            if (lw.tensorCopiesOneThread)
+              boxes(y, yl, Value());
           });
-          int64_t firstBox = 0;
-          for (int i = 0; i < 2; ++i)
-            if (tensor[i].issue) {
-              tensor[i].issue(x, xl, shared[i], arith::MulIOp::create(x, xl, stage, c(x, xl, sizes[i])), at, barriers, stage,
-                              lane, firstBox);
-              firstBox += tensor[i].boxes;
-            }
+          if (!lw.tensorCopiesOneThread)
+            boxes(x, xl, lane);
         });
       }
     }
@@ -936,8 +947,7 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
         int64_t b = firstBox;
         for (int64_t p = 0; p < box.cols / box.boxCols; ++p)
           for (int64_t q = 0; q < box.rows / box.boxRows; ++q) {
-            Value mine = arith::CmpIOp::create(x, xl, arith::CmpIPredicate::eq, lane, lw.i32(x, xl, b++ % 32));
-            thenDo(x, xl, mine, [&](OpBuilder &y, Location yl) {
+            auto copy = [&](OpBuilder &y, Location yl) {
               const int64_t offset = (p * box.rows + stagedRow(q * box.boxRows)) * box.boxCols * inBytes;
               SmallVector<Value, 3> at{arith::AddIOp::create(y, yl, col0, lw.i32(y, yl, p * box.boxCols)),
                                        arith::AddIOp::create(y, yl, row0, lw.i32(y, yl, q * box.boxRows))};
@@ -945,7 +955,12 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
                 at.push_back(slice);
               lw.target.tensorCopy(y, yl, shared, arith::AddIOp::create(y, yl, stageBytes, lw.i32(y, yl, offset)), tc.map,
                                    at, barriers, index);
-            });
+            };
+            if (lane)
+              thenDo(x, xl, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::eq, lane, lw.i32(x, xl, b % 32)), copy);
+            else
+              copy(x, xl);
+            ++b;
           }
       };
     }
@@ -984,6 +999,34 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
       for (int64_t p = 0; p < pairs; ++p)
         aWords.back().push_back(aFragmentWords(r, loc, lw, a, la, p, k0 / 16, in));
     }
+  // Two warpgroups taking turns at the units (TileLowering::pingpongDots; the loop's stages
+  // released by their readers, so no barrier of the program aligns them): warpgroup G waits at
+  // barrier 1 + G before it issues a dot's instructions and passes the other's barrier after
+  // committing them, so each warpgroup's work between its dots overlaps the other's
+  // instructions. The first warpgroup goes first: before the loop the second passes the first's
+  // barrier once, and after the loop the first waits there once more, for the second's last pass.
+  Value turn, other; // this warpgroup's barrier and the other's
+  if (auto pp = lw.pingpongDots.find(op.getOperation()); pp != lw.pingpongDots.end()) {
+    if (!release || W != 8) {
+      op.emitError("warpgroup-pingpong: the dots of this loop need two warpgroups and stages their readers "
+                   "release (every operand by tensor copy)");
+      return std::nullopt;
+    }
+    Value group = arith::ShRUIOp::create(r, loc, lw.threadId, c(r, loc, 7));
+    turn = arith::AddIOp::create(r, loc, group, c(r, loc, 1));
+    other = arith::SubIOp::create(r, loc, c(r, loc, 2), group);
+    if (pp->second) {
+      OpBuilder::InsertionGuard guard(r);
+      Operation *loop = op->getParentOp();
+      r.setInsertionPoint(loop);
+      Value second = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::uge, lw.threadId, c(r, loc, 128));
+      thenDo(r, loc, second, [&](OpBuilder &x, Location xl) { lw.target.namedBarrierArrive(x, xl, c(x, xl, 1), 256); });
+      r.setInsertionPointAfter(loop);
+      Value first = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::ult, lw.threadId, c(r, loc, 128));
+      thenDo(r, loc, first, [&](OpBuilder &x, Location xl) { lw.target.namedBarrierWait(x, xl, c(x, xl, 1), 256); });
+    }
+    lw.target.namedBarrierWait(r, loc, turn, 256);
+  }
   SmallVector<Value> carried(acc.begin(), acc.end());
   lw.target.wgmmaBegin(r, loc);
   for (int64_t k0 = 0; k0 < K; k0 += unit.k)
@@ -1006,6 +1049,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
           carried[e] = v;
       }
   lw.target.wgmmaCommit(r, loc);
+  if (other)
+    lw.target.namedBarrierArrive(r, loc, other, 256);
   lw.target.wgmmaWait(r, loc, overlap ? 1 : 0);
   if (release)
     release(r, loc, overlap ? 1 : 0);
@@ -1266,6 +1311,8 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
         r.replaceOpWithMultiple(op, {ValueRange(*via)});
         return success();
       }
+    if (lw.pingpongDots.count(op.getOperation())) // (lowerWithWarpgroupUnits said why)
+      return failure();
 
     // This thread's rows are rowBase + T i (i < reps: T threads down the rows, no subgroup
     // grid). Then a is staged transposed, its rows permuted so that each thread's are
@@ -1404,7 +1451,8 @@ void planDotStaging(Operation *kernel, TileLowering &lw) {
     // Pipelined operands of the warpgroup units may come through bulk tensor copies: by default
     // those of dots whose A is not copied from its buffer (attention's: 5-12% faster on the H100,
     // run 32). A copied A goes in boxes of 8 rows (placeA), 16 a stage from one thread for a
-    // 128-row block, and the matmul measured no faster that way (-28% to +18% by block shape).
+    // 128-row block: the matmul's default 128 x 256 x 64 block measured no faster that way (486-495
+    // against 497-521 TFLOP/s, runs 35/36), 128 x 128 x 64 faster (416-440 against 375-386).
     if (lw.tensorCopiesAllowed && lw.target.hasTensorCopies() && lw.warpgroupDots.count(dot.getOperation()) &&
         plan->maxStages > 1 && (lw.tensorCopiesForA || !plan->direct[0]))
       for (int i = 0; i < 2; ++i)

@@ -56,6 +56,19 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     Option<"tensorCopiesA", "tensor-copies-a", "bool", /*default=*/"false",
            "with tensor-copies, also dots whose A is copied from its buffer (A in boxes of 8 rows: "
            "run 32 measured the matmul no faster, docs/bench.md)">,
+    Option<"tensorCopyIssue", "tensor-copy-issue", "std::string", /*default=*/"\"one\"",
+           "how an iteration's boxes leave: one (all from the first thread, behind one branch) or "
+           "lanes (box b from lane b % 32 of the first subgroup, a branch each: runs 35/36 measured "
+           "it slower, docs/bench.md)">,
+    Option<"tensorCopyRelease", "tensor-copy-release", "std::string", /*default=*/"\"barrier\"",
+           "where every operand staged in a loop comes by tensor copy, what keeps the copies off a "
+           "stage the units may still read: barrier (one barrier of the program per iteration) or "
+           "mbarrier (each subgroup releases the stage through a second mbarrier: measured slower)">,
+    Option<"warpgroupPingpong", "warpgroup-pingpong", "bool", /*default=*/"false",
+           "NVPTX sm_90a, programs of two warpgroups: in a loop with several warpgroup dots whose "
+           "stages the readers release (tensor-copy-release=mbarrier), the warpgroups take turns "
+           "issuing each dot (named barriers), so that one's other work overlaps the other's matrix "
+           "instructions (measured slower, docs/bench.md)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];

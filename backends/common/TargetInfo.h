@@ -99,6 +99,11 @@ public:
                           mlir::Value map, mlir::ValueRange coords, mlir::Value barriers, mlir::Value index) const;
   virtual void waitBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barriers, mlir::Value index,
                            mlir::Value parity) const;
+  /// A barrier of `threads` threads of the program (a multiple of 32), numbered `id` (i32, 1 to
+  /// 15; 0 is the program's): some threads wait at it (namedBarrierWait), the others pass it
+  /// (namedBarrierArrive), and it completes once `threads` have come either way.
+  virtual void namedBarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id, int64_t threads) const;
+  virtual void namedBarrierArrive(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id, int64_t threads) const;
 
   /// After the lowering of kernel `func`, whose allocShared arrays take `requested` bytes: the
   /// target may rearrange them (NVPTX: past CUDA's 48 KiB of static shared memory, into one

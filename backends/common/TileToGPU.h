@@ -92,6 +92,17 @@ struct TileLowering {
   /// scalars of the tile's first row and column.
   bool tensorCopiesAllowed = false;
   bool tensorCopiesForA = false; // also dots whose A is copied from its buffer (option tensor-copies-a)
+  /// How an iteration's boxes leave (option tensor-copy-issue): all from the first thread behind
+  /// one branch (true, the default), or from the first subgroup's lanes, box b from lane b % 32
+  /// behind a branch each.
+  bool tensorCopiesOneThread = true;
+  /// Where every operand staged in a loop comes by tensor copy: a barrier of the program in each
+  /// iteration (true, the default), or the readers' release barriers (option tensor-copy-release).
+  bool tensorCopiesProgramBarrier = true;
+  /// Two warpgroups take turns at the units in loops with several warpgroup dots (option
+  /// warpgroup-pingpong): the dots of such a loop, the first of each loop mapped to true.
+  bool warpgroupPingpong = false;
+  std::map<mlir::Operation *, bool> pingpongDots;
   struct TensorCopy {
     mlir::Value map;
     mlir::Value row0, col0, slice; // slice: the third coordinate of a stacked matrix, else null

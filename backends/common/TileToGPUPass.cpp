@@ -80,6 +80,12 @@ void TargetInfo::initBarrier(OpBuilder &, Location, Value, Value, int64_t) const
 void TargetInfo::arriveBarrier(OpBuilder &, Location, Value, Value) const {
   llvm_unreachable("arriveBarrier on a target without tensor copies");
 }
+void TargetInfo::namedBarrierWait(OpBuilder &, Location, Value, int64_t) const {
+  llvm_unreachable("namedBarrierWait on a target without warpgroup matrix units");
+}
+void TargetInfo::namedBarrierArrive(OpBuilder &, Location, Value, int64_t) const {
+  llvm_unreachable("namedBarrierArrive on a target without warpgroup matrix units");
+}
 void TargetInfo::fenceBarrierInit(OpBuilder &, Location) const {
   llvm_unreachable("fenceBarrierInit on a target without tensor copies");
 }
@@ -143,8 +149,13 @@ int64_t kernelRunLimit(Operation *kernel) {
 namespace {
 
 /// Moves `kernel` into a new gpu.func of `gpuModule` and lowers its tiles.
-LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target, bool tensorCopies,
-                          bool tensorCopiesA) {
+/// The pass's tensor-copy options (Passes.td).
+struct TensorCopyOptions {
+  bool allowed = false, forA = false, oneThread = false, programBarrier = false, pingpong = false;
+};
+
+LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
+                          const TensorCopyOptions &copies) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   std::string error;
@@ -223,8 +234,11 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
 
   TileLowering lowering{target, threads, tid, func};
   lowering.portable = portable && !faultInjected("reduce-order");
-  lowering.tensorCopiesAllowed = tensorCopies;
-  lowering.tensorCopiesForA = tensorCopiesA;
+  lowering.tensorCopiesAllowed = copies.allowed;
+  lowering.tensorCopiesForA = copies.forA;
+  lowering.tensorCopiesOneThread = copies.oneThread;
+  lowering.tensorCopiesProgramBarrier = copies.programBarrier;
+  lowering.warpgroupPingpong = copies.pingpong;
   lowering.maxVec = maxVec;
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
   // layout first, and a dot on matrix units loads its fragments from x's rows.
@@ -275,6 +289,18 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       if (cols > 0 && fitsMmaAccumulatorLayout(shape, threads, cols))
         lowering.mmaShapes[shape] = cols;
     });
+  // Loops with several warpgroup dots (attention's two) whose two warpgroups may take turns.
+  if (lowering.warpgroupPingpong && threads == 256) {
+    std::map<Operation *, SmallVector<Operation *>> byLoop;
+    func.walk([&](tile::DotOp dot) {
+      if (lowering.warpgroupDots.count(dot.getOperation()) && isa<scf::ForOp>(dot->getParentOp()))
+        byLoop[dot->getParentOp()].push_back(dot.getOperation());
+    });
+    for (auto &[loop, dots] : byLoop)
+      if (dots.size() >= 2)
+        for (Operation *dot : dots)
+          lowering.pingpongDots[dot] = dot == dots.front();
+  }
   // Row statistics of those accumulators (reduced along their rows) take the rows' slice.
   for (tile::ReduceOp op : reductions) {
     auto src = cast<RankedTensorType>(op.getSrc().getType());
@@ -341,6 +367,16 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
         kernels.push_back(f);
     if (kernels.empty())
       return;
+    if (tensorCopyIssue != "lanes" && tensorCopyIssue != "one") {
+      module.emitError() << "tensor-copy-issue='" << tensorCopyIssue << "': use lanes or one";
+      return signalPassFailure();
+    }
+    if (tensorCopyRelease != "mbarrier" && tensorCopyRelease != "barrier") {
+      module.emitError() << "tensor-copy-release='" << tensorCopyRelease << "': use mbarrier or barrier";
+      return signalPassFailure();
+    }
+    const TensorCopyOptions copies{tensorCopies, tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
+                                   warpgroupPingpong};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
@@ -348,7 +384,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessera_kernels");
     info->annotateModule(gpuModule);
     for (func::FuncOp k : kernels)
-      if (failed(lowerKernel(k, gpuModule, *info, tensorCopies, tensorCopiesA)))
+      if (failed(lowerKernel(k, gpuModule, *info, copies)))
         return signalPassFailure();
   }
 };

@@ -255,6 +255,13 @@ public:
     NVVM::MBarrierTryWaitParityOp::create(b, loc, barrierAt(b, loc, barriers, index), parity, c32(b, loc, 0x989680));
   }
 
+  void namedBarrierWait(OpBuilder &b, Location loc, Value id, int64_t threads) const override {
+    NVVM::BarrierOp::create(b, loc, TypeRange{}, id, c32(b, loc, threads), {}, Value());
+  }
+  void namedBarrierArrive(OpBuilder &b, Location loc, Value id, int64_t threads) const override {
+    NVVM::BarrierArriveOp::create(b, loc, id, c32(b, loc, threads));
+  }
+
   Type paramType(const ArgSpec &spec, Type elem) const override {
     if (spec.kind == ArgKind::Buffer)
       return LLVM::LLVMPointerType::get(elem.getContext(), kGlobalAddressSpace);

@@ -1,6 +1,9 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copies-a=1" | FileCheck %s
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1" | FileCheck %s --check-prefix=NOCOPIES
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a" | FileCheck %s --check-prefix=NOCOPIES
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copies-a=1 tensor-copy-issue=lanes tensor-copy-release=mbarrier" | FileCheck %s --check-prefix=RELEASED
+// RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-issue=warp" 2>&1 | FileCheck %s --check-prefix=BADISSUE
+// RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=none" 2>&1 | FileCheck %s --check-prefix=BADRELEASE
 
 // A masked 64 x 64 block of a matmul on the warpgroup units, its operands read as windows of
 // row-major matrices: a[(row0 + i) * k + kk + j] where row0 + i < m and kk + j < k, zeros
@@ -8,55 +11,98 @@
 // With tensor copies each load gets a tensor map parameter after the arguments (spec in
 // tessera.tensor_maps: argument indices of the buffer, the bounds and the row stride; boxes of
 // 8 rows of A, 32 of B; A in rows of 64 bytes, B of 128). Before the loop one thread initializes
-// two barriers per stage (4): one the copies signal (1 arrival) and one each subgroup's first
-// lane arrives on once the units have read the stage (4 arrivals), and fences. The copies of an
-// iteration are the first subgroup's: its first lane expects the stage's bytes (64 x 32 + 32 x 64
-// halves = 8192), and lane b copies box b: 8 boxes of A (their staged places in 512-byte steps:
-// placeA's rows of 64 bytes, groups of 8 rows 16 apart for h = 1) and one of B, at (column, row)
+// a barrier per stage (4) the copies signal (1 arrival), and fences. The copies of an iteration
+// are the first thread's, behind one branch: it expects the stage's bytes (64 x 32 + 32 x 64
+// halves = 8192) and copies the 8 boxes of A (their staged places in 512-byte steps: placeA's
+// rows of 64 bytes, groups of 8 rows 16 apart for h = 1) and the one of B, at (column, row)
 // coordinates. In the loop every thread waits for its iteration's stage with the parity of its
-// use; with no barrier of the program and no proxy fence (the copies write as the units read),
-// the first subgroup, from the fifth iteration copied on, first waits for the stage's readers;
-// after the units' batch is waited for (one left in flight), each subgroup's first lane releases
-// the previous iteration's stage. No cp.async remains.
+// use, then a barrier of the program (no proxy fence: the copies write as the units read) keeps
+// the copies it then issues off the stages the units may still read. No cp.async remains.
 // CHECK-LABEL: gpu.func @copies
 // CHECK-SAME: %{{.*}}: i32, %[[MAPA:.*]]: !llvm.ptr, %[[MAPB:.*]]: !llvm.ptr) kernel
 // CHECK-SAME: tessera.tensor_maps = [{box = array<i64: 8, 32>, buffer = 0 : i32, cols = array<i64: 5, 0>, param = 6 : i32, rank = 2 : i32, rows = array<i64: 3, 0>, stride = array<i64: 5, 0>, swizzle = 64 : i32}, {box = array<i64: 32, 64>, buffer = 1 : i32, cols = array<i64: 4, 0>, param = 7 : i32, rank = 2 : i32, rows = array<i64: 5, 0>, stride = array<i64: 4, 0>, swizzle = 128 : i32}]
 // CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c1_i32
-// CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c4_i32
 // CHECK-NEXT: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
 // CHECK: arith.cmpi ult, %{{.*}}, %c32_i32
 // CHECK-NOT: nvvm.mbarrier.try_wait
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32 : !llvm.ptr<3>, i32
-// CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAPA]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
-// CHECK: arith.cmpi eq, %{{.*}}, %c8_i32
+// CHECK: arith.cmpi eq, %{{.*}}, %c0_i32
 // CHECK-NEXT: scf.if
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32 : !llvm.ptr<3>, i32
+// CHECK-NOT: arith.cmpi eq
+// CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAPA]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK-NOT: arith.cmpi eq
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAPB]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-NOT: nvvm.fence.proxy
-// CHECK-NOT: gpu.barrier
+// CHECK-NEXT: gpu.barrier
 // CHECK: arith.cmpi ult, %{{.*}}, %c32_i32
-// CHECK: arith.cmpi uge, %{{.*}}, %c4_i32
-// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: nvvm.mbarrier.try_wait
 // CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK-NOT: arith.cmpi eq
+// CHECK-COUNT-9: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: gpu.barrier
 // CHECK: nvvm.wgmma.mma_async
-// CHECK-NOT: gpu.barrier
+// CHECK-NOT: nvvm.mbarrier.arrive %
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK: arith.cmpi uge, %{{.*}}, %c1_i32
-// CHECK: scf.if
-// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK-NOT: nvvm.mbarrier.arrive %
 // CHECK: scf.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK-NOT: nvvm.cp.async.wait.group
 
+// With tensor-copy-issue=lanes and tensor-copy-release=mbarrier (the eleventh session's scheme,
+// measured slower: docs/bench.md): two barriers per stage, the copies' (1 arrival) and one each
+// subgroup's first lane arrives on once the units have read the stage (4 arrivals); lane b of
+// the first subgroup copies box b behind a branch of its own; in the loop no barrier of the
+// program: the first subgroup, from the fifth iteration copied on, first waits for the stage's
+// readers, and after the units' batch is waited for (one left in flight) each subgroup's first
+// lane releases the previous iteration's stage.
+// RELEASED-LABEL: gpu.func @copies
+// RELEASED-SAME: %{{.*}}: i32, %[[MAPA:.*]]: !llvm.ptr, %[[MAPB:.*]]: !llvm.ptr) kernel
+// RELEASED-SAME: tessera.tensor_maps = [{box = array<i64: 8, 32>, buffer = 0 : i32, cols = array<i64: 5, 0>, param = 6 : i32, rank = 2 : i32, rows = array<i64: 3, 0>, stride = array<i64: 5, 0>, swizzle = 64 : i32}, {box = array<i64: 32, 64>, buffer = 1 : i32, cols = array<i64: 4, 0>, param = 7 : i32, rank = 2 : i32, rows = array<i64: 5, 0>, stride = array<i64: 4, 0>, swizzle = 128 : i32}]
+// RELEASED-NOT: nvvm.cp.async.shared.global
+// RELEASED-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// RELEASED-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c4_i32
+// RELEASED-NEXT: nvvm.fence.mbarrier.init
+// RELEASED: gpu.barrier
+// RELEASED: arith.cmpi ult, %{{.*}}, %c32_i32
+// RELEASED-NOT: nvvm.mbarrier.try_wait
+// RELEASED: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32 : !llvm.ptr<3>, i32
+// RELEASED-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAPA]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// RELEASED: arith.cmpi eq, %{{.*}}, %c8_i32
+// RELEASED-NEXT: scf.if
+// RELEASED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAPB]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// RELEASED: scf.for
+// RELEASED: nvvm.mbarrier.try_wait.parity
+// RELEASED-NOT: nvvm.fence.proxy
+// RELEASED-NOT: gpu.barrier
+// RELEASED: arith.cmpi ult, %{{.*}}, %c32_i32
+// RELEASED: arith.cmpi uge, %{{.*}}, %c4_i32
+// RELEASED: nvvm.mbarrier.try_wait.parity
+// RELEASED: nvvm.mbarrier.arrive.expect_tx
+// RELEASED-NOT: gpu.barrier
+// RELEASED: nvvm.wgmma.mma_async
+// RELEASED-NOT: gpu.barrier
+// RELEASED: nvvm.wgmma.wait.group.sync.aligned 1
+// RELEASED: arith.cmpi uge, %{{.*}}, %c1_i32
+// RELEASED: scf.if
+// RELEASED: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// RELEASED: scf.yield
+// RELEASED-NEXT: }
+// RELEASED-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// RELEASED-NOT: nvvm.cp.async.shared.global
+// RELEASED-NOT: nvvm.cp.async.wait.group
+
+// BADISSUE: tensor-copy-issue='warp': use lanes or one
+// BADRELEASE: tensor-copy-release='none': use mbarrier or barrier
+
 // Without the options, or with tensor-copies alone (this dot copies A from its buffer, which
-// tensor-copies-a alone lets through: run 32 measured such matmuls no faster): cp.async copies,
-// no tensor maps.
+// tensor-copies-a alone lets through: the matmul's default block is no faster that way): cp.async
+// copies, no tensor maps.
+
 // NOCOPIES-LABEL: gpu.func @copies
 // NOCOPIES-NOT: tessera.tensor_maps
 // NOCOPIES-NOT: nvvm.cp.async.bulk.tensor

@@ -328,13 +328,13 @@ TEST_CASE("on sm_90a a warpgroup dot whose B reads a matrix window also gets a t
   CHECK(contains(ptx, "mbarrier.arrive.expect_tx.shared.b64"));
   CHECK(contains(ptx, "mbarrier.try_wait.parity.shared.b64"));
   CHECK(contains(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"));
-  // Every operand staged in the loop comes by tensor copy, so the readers release each stage
-  // through a second barrier (an arrive that expects no bytes) instead of a program barrier in
-  // every iteration: none from the wait for the stage's data to that release.
-  const size_t wait = ptx.find("mbarrier.try_wait.parity"), release = ptx.find("mbarrier.arrive.shared.b64");
-  REQUIRE(release != std::string::npos);
-  CHECK(wait < release);
-  CHECK_FALSE(contains(ptx.substr(wait, release - wait), "bar.sync"));
+  // By default a barrier of the program follows each iteration's wait for its stage (runs 35 and
+  // 36 measured that faster than the readers releasing each stage through a second mbarrier,
+  // docs/bench.md): no arrive that expects no bytes.
+  const size_t wait = ptx.find("mbarrier.try_wait.parity");
+  REQUIRE(wait != std::string::npos);
+  CHECK(contains(ptx.substr(wait), "bar.sync"));
+  CHECK_FALSE(contains(ptx, "mbarrier.arrive.shared.b64"));
   CHECK(contains(ptxText(plain), "bar.sync"));
   CHECK_FALSE(contains(ptx, "cp.async.cg"));
   CHECK(contains(ptxText(plain), "cp.async.cg"));

@@ -38,7 +38,14 @@ void printHelp(FILE *out) {
              "  TESSERA_COOPMAT    0 turns Vulkan cooperative matrices off (code without them runs instead)\n"
              "  TESSERA_TENSOR_COPIES  0 keeps CUDA launches off a kernel's bulk-tensor-copy (TMA) form\n"
              "  TESSERA_TENSOR_COPIES_A  1 (compiling) also makes that form for dots whose A is copied from its\n"
-             "                     buffer (the matmul; off by default: measured no faster, docs/compiler.md)\n",
+             "                     buffer (the matmul; off by default: measured no faster, docs/compiler.md)\n"
+             "  TESSERA_TENSOR_COPY_ISSUE  one | lanes (compiling): a tensor-copy loop's boxes leave from one\n"
+             "                     thread (default) or from the first subgroup's lanes\n"
+             "  TESSERA_TENSOR_COPY_RELEASE  barrier | mbarrier (compiling): where every operand of a loop comes\n"
+             "                     by tensor copy, the program waits at a barrier each iteration (default) or\n"
+             "                     the readers release each stage through a second mbarrier\n"
+             "  TESSERA_PINGPONG   1 (compiling, with TESSERA_TENSOR_COPY_RELEASE=mbarrier): a program's two\n"
+             "                     warpgroups take turns at the matrix units in loops with several dots\n",
              out);
 }
 
