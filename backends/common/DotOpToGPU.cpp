@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <functional>
@@ -322,6 +323,7 @@ struct TensorIssue {
       issue;
   int64_t bytes = 0;
   int64_t boxes = 0;
+  llvm::SmallVector<Value, 3> scalars; // the tile IR's scalars `issue` reads
 };
 
 /// The staging of a pipelined dot on matrix units (DotStaging::maxStages > 1). Each operand copied
@@ -395,7 +397,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   };
   // The copies of iteration j (number `number`: null before the loop, where the stages are
   // fresh) into stage `stage` (none past the loop's end), as one group.
-  auto issue = [&](Value j, Value stage, Value number) {
+  auto issue = [&](Value j, Value stage, Value number) -> Operation * {
     auto inRange = scf::IfOp::create(r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::slt, j, ub), false);
     {
       OpBuilder::InsertionGuard guard(r);
@@ -441,6 +443,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
     }
     if (asyncCopies)
       lw.target.asyncCommit(r, loc);
+    return inRange;
   };
   {
     OpBuilder::InsertionGuard guard(r);
@@ -489,17 +492,46 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
     lw.target.waitBarrier(r, loc, barriers, arith::RemUIOp::create(r, loc, t, c(r, loc, stages)),
                           arith::AndIOp::create(r, loc, use, c(r, loc, 1)));
   }
-  if (!released) {
+  // A later dot of a loop whose every dot waits for its instructions in each iteration, its
+  // operands all by tensor copy: the first dot's barrier (which every thread passes only after
+  // the previous iteration's dots are done) frees this dot's stage too, so its copies go right
+  // after the first dot's, and this dot needs no barrier of its own (TileLowering::loopCopies).
+  // Only where the scalars its copies read are known by then.
+  Operation *leader = nullptr;
+  const bool copiesOnly = tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1] && !released && ahead == stages - 1;
+  if (copiesOnly)
+    if (auto it = lw.loopCopies.find(loop.getOperation()); it != lw.loopCopies.end() && it->second.first != op.getOperation()) {
+      leader = it->second.second;
+      DominanceInfo dom;
+      for (int i = 0; i < 2 && leader; ++i)
+        for (Value s : tensor[i].scalars) {
+          Value mapped = r.getRemappedValue(s);
+          if (mapped != iv && !dom.properlyDominates(mapped, leader))
+            leader = nullptr;
+        }
+    }
+  if (!released && !leader) {
     // Writes of this thread (copies, registers) before the units read them; bulk tensor copies
     // write as the units read (the async proxy), ordered by the barrier's phase.
     if ((place[0] || place[1]) && (asyncCopies || !direct[0] || !direct[1]))
       lw.target.wgmmaSharedFence(r, loc);
     lw.barrier(r, loc);
   }
-  Value distance = c(r, loc, ahead);
-  Value aheadNumber = arith::AddIOp::create(r, loc, t, distance);
-  issue(arith::AddIOp::create(r, loc, iv, arith::MulIOp::create(r, loc, step, distance)),
-        arith::RemUIOp::create(r, loc, aheadNumber, c(r, loc, stages)), aheadNumber);
+  auto issueAhead = [&]() -> Operation * {
+    Value now = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, iv, lb), step);
+    Value aheadNumber = arith::AddIOp::create(r, loc, now, c(r, loc, ahead));
+    return issue(arith::AddIOp::create(r, loc, iv, arith::MulIOp::create(r, loc, step, c(r, loc, ahead))),
+                 arith::RemUIOp::create(r, loc, aheadNumber, c(r, loc, stages)), aheadNumber);
+  };
+  if (leader) {
+    OpBuilder::InsertionGuard guard(r);
+    r.setInsertionPointAfter(leader);
+    lw.loopCopies[loop.getOperation()].second = issueAhead();
+  } else {
+    Operation *issued = issueAhead();
+    if (copiesOnly && !lw.loopCopies.count(loop.getOperation()))
+      lw.loopCopies[loop.getOperation()] = {op.getOperation(), issued};
+  }
   if (inLoop[0] || inLoop[1]) {
     for (int i = 0; i < 2; ++i)
       if (inLoop[i])
@@ -938,6 +970,9 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
       };
       tensor[i].bytes = box.rows * box.cols * inBytes;
       tensor[i].boxes = (box.cols / box.boxCols) * (box.rows / box.boxRows);
+      for (Value s : {tc.row0, tc.col0, tc.slice})
+        if (s)
+          tensor[i].scalars.push_back(s);
       tensor[i].issue = [&lw, box, tc, stagedRow, inBytes](OpBuilder &x, Location xl, Value shared, Value stage,
                                                            const std::function<Value(Value)> &scalar, Value barriers,
                                                            Value index, Value lane, int64_t firstBox) {

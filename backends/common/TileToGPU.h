@@ -103,6 +103,10 @@ struct TileLowering {
   /// warpgroup-pingpong): the dots of such a loop, the first of each loop mapped to true.
   bool warpgroupPingpong = false;
   std::map<mlir::Operation *, bool> pingpongDots;
+  /// Per loop, its first dot whose operands all come by tensor copy behind a barrier of the
+  /// program, and the last copies issued after that barrier: a later such dot of the loop issues
+  /// its copies there and needs no barrier of its own (stagePipelined; filled while lowering).
+  mutable std::map<mlir::Operation *, std::pair<mlir::Operation *, mlir::Operation *>> loopCopies;
   struct TensorCopy {
     mlir::Value map;
     mlir::Value row0, col0, slice; // slice: the third coordinate of a stacked matrix, else null

@@ -1,5 +1,6 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=mbarrier warpgroup-pingpong=1" | FileCheck %s
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=mbarrier" | FileCheck %s --check-prefix=OFF
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1" | FileCheck %s --check-prefix=SHARED
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=barrier warpgroup-pingpong=1" 2>&1 | FileCheck %s --check-prefix=ALIGNED
 
 // Attention's loop (06_flash_attention's kernel at 128 x 128 on 8 warps, D = 128, after the tile
@@ -37,6 +38,28 @@
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 256 : i32
 // CHECK-NEXT: nvvm.barrier id = %c1_i32{{.*}} number_of_threads = %c256_i32
+// By default (a barrier of the program per iteration) the first dot's barrier frees the second
+// dot's stage too: every thread passes it only after the previous iteration's dots are done.
+// So the loop holds one barrier: after the wait for the keys' stage, the first thread copies the
+// keys (map 6) and then the values (map 7) of the next iteration; the second dot only waits for
+// its stage's data.
+// SHARED-LABEL: gpu.func @attention
+// SHARED: scf.for
+// SHARED: nvvm.mbarrier.try_wait.parity
+// SHARED: gpu.barrier
+// SHARED: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// SHARED-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg6,
+// SHARED: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// SHARED-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg7,
+// SHARED-NOT: gpu.barrier
+// SHARED: nvvm.wgmma.fence.aligned
+// SHARED-NOT: gpu.barrier
+// SHARED: nvvm.mbarrier.try_wait.parity
+// SHARED-NOT: gpu.barrier
+// SHARED-NOT: nvvm.cp.async.bulk.tensor
+// SHARED: nvvm.wgmma.fence.aligned
+// SHARED-NOT: gpu.barrier
+// SHARED: scf.yield
 // Without the option: no named barrier.
 // OFF-LABEL: gpu.func @attention
 // OFF-NOT: nvvm.barrier id
