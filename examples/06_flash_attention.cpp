@@ -13,7 +13,7 @@
 //                         [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for
 //                         these PTX chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup units)
 // The blocks default to 128 x 128 on 8 warps for D = 128 through CUDA on sm_90 (two warpgroups of
-// Hopper's units: 386 TFLOP/s against 64 x 32's 335 on an H100, run 34, docs/bench.md), else to
+// Hopper's units: 431 TFLOP/s against 64 x 32's 375 on an H100, run 37, docs/bench.md), else to
 // 64 x 64 (D = 64) or 64 x 32 (D = 128) on matrix units (NVIDIA through
 // CUDA, and f16 through Vulkan where cooperative matrices keep accumulators in mma.sync's lanes:
 // operands staged as 16-bit values) and 16 x 16 elsewhere (the FMA path stages 32-bit values: two

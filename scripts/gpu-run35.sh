@@ -11,7 +11,7 @@
 # 2b. The two warpgroups of attention's 128 x 128 program taking turns at the units
 #    (TESSERA_PINGPONG=1 when compiling: r35-pp).
 # 3. The anchors (cuBLAS through PyTorch, SDPA), a second round, other blocks, Nsight Compute.
-# Here: bash /tmp/mk35.sh's commands (docs/gpu-runs.md, run 35); copy build/bin/{05_matmul_aot,
+# Here: the packages as docs/gpu-runs.md (run 35) says; copy build/bin/{05_matmul_aot,
 # 06_flash_attention_aot} and build/lib/libtessera_runtime.so into .gpu-stage/bin and lib.
 # Carry .gpu .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs.
 source scripts/gpu-setup.sh gpu-run35.log; S=.gpu-stage
