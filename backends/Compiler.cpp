@@ -237,9 +237,12 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       options.tensorCopyIssue = issue;
     if (const char *release = std::getenv("TESSERA_TENSOR_COPY_RELEASE"); release && *release)
       options.tensorCopyRelease = release;
-    // TESSERA_PINGPONG=1: the pass's warpgroup-pingpong (with tensor copies).
+    // TESSERA_PINGPONG=1: the pass's warpgroup-pingpong (with tensor copies), which needs the
+    // readers' release barriers: TESSERA_TENSOR_COPY_RELEASE defaults to mbarrier then.
     const char *pingpong = std::getenv("TESSERA_PINGPONG");
     options.warpgroupPingpong = tensorCopies && pingpong && std::string_view(pingpong) == "1";
+    if (options.warpgroupPingpong && !std::getenv("TESSERA_TENSOR_COPY_RELEASE"))
+      options.tensorCopyRelease = "mbarrier";
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -517,8 +517,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
       lw.target.wgmmaSharedFence(r, loc);
     lw.barrier(r, loc);
   }
-  auto issueAhead = [&]() -> Operation * {
-    Value now = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, iv, lb), step);
+  auto issueAhead = [&](Value now) -> Operation * { // `now`: this iteration's number
     Value aheadNumber = arith::AddIOp::create(r, loc, now, c(r, loc, ahead));
     return issue(arith::AddIOp::create(r, loc, iv, arith::MulIOp::create(r, loc, step, c(r, loc, ahead))),
                  arith::RemUIOp::create(r, loc, aheadNumber, c(r, loc, stages)), aheadNumber);
@@ -526,9 +525,10 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   if (leader) {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPointAfter(leader);
-    lw.loopCopies[loop.getOperation()].second = issueAhead();
+    lw.loopCopies[loop.getOperation()].second =
+        issueAhead(arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, iv, lb), step));
   } else {
-    Operation *issued = issueAhead();
+    Operation *issued = issueAhead(t);
     if (copiesOnly && !lw.loopCopies.count(loop.getOperation()))
       lw.loopCopies[loop.getOperation()] = {op.getOperation(), issued};
   }
@@ -1042,11 +1042,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   // barrier once, and after the loop the first waits there once more, for the second's last pass.
   Value turn, other; // this warpgroup's barrier and the other's
   if (auto pp = lw.pingpongDots.find(op.getOperation()); pp != lw.pingpongDots.end()) {
-    if (!release || W != 8) {
-      op.emitError("warpgroup-pingpong: the dots of this loop need two warpgroups and stages their readers "
-                   "release (every operand by tensor copy)");
+    if (!release || W != 8) // (DotLowering reports it)
       return std::nullopt;
-    }
     Value group = arith::ShRUIOp::create(r, loc, lw.threadId, c(r, loc, 7));
     turn = arith::AddIOp::create(r, loc, group, c(r, loc, 1));
     other = arith::SubIOp::create(r, loc, c(r, loc, 2), group);
@@ -1346,8 +1343,10 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
         r.replaceOpWithMultiple(op, {ValueRange(*via)});
         return success();
       }
-    if (lw.pingpongDots.count(op.getOperation())) // (lowerWithWarpgroupUnits said why)
-      return failure();
+    if (lw.pingpongDots.count(op.getOperation())) // the loop's other dots take turns: this one must too
+      return op.emitError("warpgroup-pingpong: the dots of this loop need two warpgroups on the warpgroup units "
+                          "and stages their readers release (every operand by tensor copy, "
+                          "tensor-copy-release=mbarrier)");
 
     // This thread's rows are rowBase + T i (i < reps: T threads down the rows, no subgroup
     // grid). Then a is staged transposed, its rows permuted so that each thread's are

@@ -151,7 +151,7 @@ namespace {
 /// Moves `kernel` into a new gpu.func of `gpuModule` and lowers its tiles.
 /// The pass's tensor-copy options (Passes.td).
 struct TensorCopyOptions {
-  bool allowed = false, forA = false, oneThread = false, programBarrier = false, pingpong = false;
+  bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,

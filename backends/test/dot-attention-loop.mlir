@@ -65,7 +65,7 @@
 // OFF-NOT: nvvm.barrier id
 // OFF-NOT: nvvm.barrier.arrive
 // With a barrier of the program in each iteration the warpgroups cannot take turns.
-// ALIGNED: error: warpgroup-pingpong: the dots of this loop need two warpgroups and stages their readers release
+// ALIGNED: error: warpgroup-pingpong: the dots of this loop need two warpgroups on the warpgroup units and stages their readers release (every operand by tensor copy, tensor-copy-release=mbarrier)
 module {
   func.func @attention(%arg0: !tile.ptr<f16> {tile.name = "q"}, %arg1: !tile.ptr<f16> {tile.name = "k"}, %arg2: !tile.ptr<f16> {tile.name = "v"}, %arg3: !tile.ptr<f16> {tile.name = "o"}, %arg4: i32 {tile.name = "seq"}, %arg5: f32 {tile.name = "scale"}) attributes {tile.kernel, tile.num_warps = 8 : i32, tile.numerics = "fast"} {
     %c0_i32 = arith.constant 0 : i32

@@ -44,8 +44,9 @@ void printHelp(FILE *out) {
              "  TESSERA_TENSOR_COPY_RELEASE  barrier | mbarrier (compiling): where every operand of a loop comes\n"
              "                     by tensor copy, the program waits at a barrier each iteration (default) or\n"
              "                     the readers release each stage through a second mbarrier\n"
-             "  TESSERA_PINGPONG   1 (compiling, with TESSERA_TENSOR_COPY_RELEASE=mbarrier): a program's two\n"
-             "                     warpgroups take turns at the matrix units in loops with several dots\n",
+             "  TESSERA_PINGPONG   1 (compiling; TESSERA_TENSOR_COPY_RELEASE then defaults to mbarrier): a\n"
+             "                     program's two warpgroups take turns at the matrix units in loops with\n"
+             "                     several dots\n",
              out);
 }
 
