@@ -243,6 +243,9 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     options.warpgroupPingpong = tensorCopies && pingpong && std::string_view(pingpong) == "1";
     if (options.warpgroupPingpong && !std::getenv("TESSERA_TENSOR_COPY_RELEASE"))
       options.tensorCopyRelease = "mbarrier";
+    // TESSERA_PRODUCER_WARP=1: the pass's producer-warp (with tensor copies).
+    const char *producer = std::getenv("TESSERA_PRODUCER_WARP");
+    options.producerWarp = tensorCopies && producer && std::string_view(producer) == "1";
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -256,11 +259,13 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
   // writes mul.rn/add.rn, which ptxas keeps apart.
   if (kernel.numerics() == Numerics::Fast && target.kind == TargetKind::PTX)
     allowContraction();
-  uint32_t sharedBytes = 0;
+  uint32_t sharedBytes = 0, producerThreads = 0;
   std::vector<TensorMapSpec> tensorMaps;
   module->walk([&](Operation *op) {
     if (auto a = op->getAttrOfType<IntegerAttr>(backend::kSharedBytesAttr))
       sharedBytes = std::max<uint32_t>(sharedBytes, uint32_t(a.getInt()));
+    if (auto a = op->getAttrOfType<IntegerAttr>(backend::kProducerThreadsAttr))
+      producerThreads = uint32_t(a.getInt());
     if (auto maps = op->getAttrOfType<ArrayAttr>(backend::kTensorMapsAttr))
       for (Attribute m : maps) {
         auto d = cast<DictionaryAttr>(m);
@@ -330,7 +335,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
 
   artifact->target = target;
   artifact->entryPoint = kernel.name();
-  artifact->blockSize = {kernel.numWarps() * target.subgroupSize, 1, 1};
+  artifact->blockSize = {kernel.numWarps() * target.subgroupSize + producerThreads, 1, 1};
   artifact->sharedMemBytes = sharedBytes;
   artifact->pushConstantBytes = 0;
   if (target.kind == TargetKind::SPIRV)

@@ -46,6 +46,7 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
   if (const char *a = std::getenv("TESSERA_TENSOR_COPY_ISSUE"); a && *a) key << " tensor-copy-issue=" << a;
   if (const char *a = std::getenv("TESSERA_TENSOR_COPY_RELEASE"); a && *a) key << " tensor-copy-release=" << a;
   if (const char *a = std::getenv("TESSERA_PINGPONG"); a && *a) key << " pingpong=" << a;
+  if (const char *a = std::getenv("TESSERA_PRODUCER_WARP"); a && *a) key << " producer-warp=" << a;
   key << "\n" << kernel.tileIR();
   return key.str();
 }

@@ -326,6 +326,14 @@ struct TensorIssue {
   llvm::SmallVector<Value, 3> scalars; // the tile IR's scalars `issue` reads
 };
 
+/// Registers a thread of a producer warpgroup (TileLowering::producerDots) keeps; the other
+/// threads share the rest of a multiprocessor's 64 Ki (at most 240 each, a multiple of 8:
+/// 232 with two warpgroups besides the producer).
+constexpr int64_t kProducerRegisters = 40;
+int64_t consumerRegisters(int64_t threads) {
+  return std::min<int64_t>(240, (65536 - 128 * kProducerRegisters) / threads / 8 * 8);
+}
+
 /// The staging of a pipelined dot on matrix units (DotStaging::maxStages > 1). Each operand copied
 /// from its buffer (copyToShared) gets `stages` arrays, which the iterations of the loop around
 /// the dot use in turn. Before the loop go the copies for its first stages - 1 iterations. Each
@@ -373,8 +381,11 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   bool inLoop[2] = {false, false}; // operands from registers written in every iteration
   for (int i = 0; i < 2; ++i)
     inLoop[i] = sizes[i] && !direct[i] && !invariantLoop(op, operands[i]);
+  // A producer subgroup issues this loop's copies (TileLowering::producerDots; the caller checked
+  // that every operand copied comes by tensor copy and that their scalars are known before the loop).
+  const bool producer = lw.producerDots.count(op.getOperation()) && tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1];
   const bool released =
-      tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1] && !lw.tensorCopiesProgramBarrier;
+      tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1] && (producer || !lw.tensorCopiesProgramBarrier);
   Value barriers; // `stages` barriers the copies signal, then, where released, `stages` the readers do
   auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
   auto eq = [&](OpBuilder &x, Location xl, Value v, int64_t k) {
@@ -394,6 +405,28 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
     }
     writeTile(r, loc, lw, l, values[i], {ld[i], 1},
               [&](OpBuilder &x, Location xl, Value idx, Value v) { lw.target.storeShared(x, xl, shared[i], idx, v); });
+  };
+  // From a stage's second use on (iteration `number` uses stage `stage` for the number / stages-th
+  // time), wait until its readers released the previous use.
+  auto awaitRelease = [&](OpBuilder &x, Location xl, Value number, Value stage) {
+    thenDo(x, xl, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::uge, number, c(x, xl, stages)),
+           [&](OpBuilder &y, Location yl) {
+             Value parity = arith::AndIOp::create(
+                 y, yl, arith::AddIOp::create(y, yl, arith::DivUIOp::create(y, yl, number, c(y, yl, stages)), c(y, yl, 1)),
+                 c(y, yl, 1));
+             lw.target.waitBarrier(y, yl, barriers, arith::AddIOp::create(y, yl, stage, c(y, yl, stages)), parity);
+           });
+  };
+  // The boxes of every operand by tensor copy into `stage`, for the iteration `at` maps the tile
+  // IR's scalars to: from the caller's thread (`lane` null) or spread over the first subgroup's lanes.
+  auto issueBoxes = [&](OpBuilder &y, Location yl, Value stage, const std::function<Value(Value)> &at, Value lane) {
+    int64_t firstBox = 0;
+    for (int i = 0; i < 2; ++i)
+      if (tensor[i].issue) {
+        tensor[i].issue(y, yl, shared[i], arith::MulIOp::create(y, yl, stage, c(y, yl, sizes[i])), at, barriers, stage,
+                        lane, firstBox);
+        firstBox += tensor[i].boxes;
+      }
   };
   // The copies of iteration j (number `number`: null before the loop, where the stages are
   // fresh) into stage `stage` (none past the loop's end), as one group.
@@ -415,29 +448,14 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
         thenDo(r, loc, firstWarp, [&](OpBuilder &x, Location xl) {
           Value lane = lw.threadId; // (in the first subgroup)
           if (released && number) // the readers of the stage's previous use are done
-            thenDo(x, xl, arith::CmpIOp::create(x, xl, arith::CmpIPredicate::uge, number, c(x, xl, stages)),
-                 [&](OpBuilder &y, Location yl) {
-                   Value parity = arith::AndIOp::create(
-                       y, yl, arith::AddIOp::create(y, yl, arith::DivUIOp::create(y, yl, number, c(y, yl, stages)), c(y, yl, 1)),
-                       c(y, yl, 1));
-                   lw.target.waitBarrier(y, yl, barriers, arith::AddIOp::create(y, yl, stage, c(y, yl, stages)), parity);
-                 });
-          auto boxes = [&](OpBuilder &y, Location yl, Value lane) {
-            int64_t firstBox = 0;
-            for (int i = 0; i < 2; ++i)
-              if (tensor[i].issue) {
-                tensor[i].issue(y, yl, shared[i], arith::MulIOp::create(y, yl, stage, c(y, yl, sizes[i])), at, barriers,
-                                stage, lane, firstBox);
-                firstBox += tensor[i].boxes;
-              }
-          };
+            awaitRelease(x, xl, number, stage);
           thenDo(x, xl, eq(x, xl, lane, 0), [&](OpBuilder &y, Location yl) {
             lw.target.expectBytes(y, yl, barriers, stage, tensor[0].bytes + tensor[1].bytes);
             if (lw.tensorCopiesOneThread)
-              boxes(y, yl, Value());
+              issueBoxes(y, yl, stage, at, Value());
           });
           if (!lw.tensorCopiesOneThread)
-            boxes(x, xl, lane);
+            issueBoxes(x, xl, stage, at, lane);
         });
       }
     }
@@ -447,7 +465,9 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   };
   {
     OpBuilder::InsertionGuard guard(r);
-    r.setInsertionPoint(loop);
+    // (Before the producer's branch, where an earlier dot of the loop made it: every thread sets up.)
+    auto made = lw.producers.find(loop.getOperation());
+    r.setInsertionPoint(made != lw.producers.end() ? made->second.first : loop.getOperation());
     for (int i = 0; i < 2; ++i) // (an operand of size 0 stays in registers: no array)
       if (sizes[i])
         shared[i] = allocArray(r, loc, lw, d.in, (direct[i] ? stages : 1) * sizes[i], align);
@@ -475,8 +495,52 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
         lw.target.wgmmaSharedFence(r, loc);
       lw.barrier(r, loc);
     }
-    for (int64_t s = 0; s < ahead; ++s)
-      issue(arith::AddIOp::create(r, loc, lb, arith::MulIOp::create(r, loc, step, c(r, loc, s))), c(r, loc, s), Value());
+    if (!producer)
+      for (int64_t s = 0; s < ahead; ++s)
+        issue(arith::AddIOp::create(r, loc, lb, arith::MulIOp::create(r, loc, step, c(r, loc, s))), c(r, loc, s), Value());
+  }
+  if (producer) {
+    // The producer: threads past the program's, in a branch before the loop (made by the loop's
+    // first dot) running a loop of their own over the same iterations, then exiting. For
+    // iteration j (number n, stage n % stages) each dot's part waits, from the stages' second
+    // use on, for the readers' release of the stage's previous use, and its first thread
+    // expects the stage's bytes and issues every box.
+    auto [made, fresh] = lw.producers.try_emplace(loop.getOperation());
+    if (fresh) {
+      // The producer is a warpgroup, of which only the first subgroup runs the loop: registers
+      // move between warpgroups (40 a thread for it, consumerRegisters for the others, from the
+      // 168 that 384 threads start with).
+      OpBuilder::InsertionGuard guard(r);
+      r.setInsertionPoint(loop);
+      auto branch = scf::IfOp::create(
+          r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::uge, lw.threadId, c(r, loc, lw.threads)), true);
+      r.setInsertionPoint(branch.elseBlock()->getTerminator());
+      lw.target.setRegisters(r, loc, consumerRegisters(lw.threads), true);
+      r.setInsertionPoint(branch.thenBlock()->getTerminator());
+      lw.target.setRegisters(r, loc, kProducerRegisters, false);
+      auto first = scf::IfOp::create(
+          r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::ult, lw.threadId, c(r, loc, lw.threads + 32)),
+          false);
+      lw.target.exitThread(r, loc);
+      r.setInsertionPoint(first.thenBlock()->getTerminator());
+      auto copies = scf::ForOp::create(r, loc, lb, ub, step);
+      made->second = {branch.getOperation(), copies.getBody()};
+    }
+    OpBuilder::InsertionGuard guard(r);
+    Block *body = made->second.second;
+    r.setInsertionPoint(body->getTerminator());
+    Value j = body->getArgument(0);
+    Value n = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, j, lb), step);
+    Value stage = arith::RemUIOp::create(r, loc, n, c(r, loc, stages));
+    awaitRelease(r, loc, n, stage);
+    auto at = [&](Value s) {
+      Value mapped = r.getRemappedValue(s);
+      return mapped == iv ? j : mapped;
+    };
+    thenDo(r, loc, eq(r, loc, lw.threadId, lw.threads), [&](OpBuilder &y, Location yl) {
+      lw.target.expectBytes(y, yl, barriers, stage, tensor[0].bytes + tensor[1].bytes);
+      issueBoxes(y, yl, stage, at, Value());
+    });
   }
   {
     OpBuilder::InsertionGuard guard(r);
@@ -522,7 +586,9 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
     return issue(arith::AddIOp::create(r, loc, iv, arith::MulIOp::create(r, loc, step, c(r, loc, ahead))),
                  arith::RemUIOp::create(r, loc, aheadNumber, c(r, loc, stages)), aheadNumber);
   };
-  if (leader) {
+  if (producer) {
+    // (the producer's)
+  } else if (leader) {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPointAfter(leader);
     lw.loopCopies[loop.getOperation()].second =
@@ -999,6 +1065,21 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
           }
       };
     }
+    // A producer subgroup runs the loop's copies in a loop of its own before this one: every
+    // operand copied must come by tensor copy, and the scalars the copies read must be the
+    // induction variable or known before the loop.
+    if (lw.producerDots.count(op.getOperation())) {
+      auto loop = cast<scf::ForOp>(op->getParentOp());
+      for (int i = 0; i < 2; ++i) {
+        if (direct[i] && !tensor[i].issue)
+          return std::nullopt;
+        for (Value s : tensor[i].scalars) {
+          Value mapped = r.getRemappedValue(s);
+          if (mapped != loop.getInductionVar() && !loop.isDefinedOutsideOfLoop(mapped))
+            return std::nullopt;
+        }
+      }
+    }
     PipelinedStaging staged = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {K, transB ? K : N}, stages, place,
                                              kAlign, ahead, tensor);
     sa = staged.a, sb = staged.b, aStage = staged.aStart, bStage = staged.bStart;
@@ -1343,6 +1424,9 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
         r.replaceOpWithMultiple(op, {ValueRange(*via)});
         return success();
       }
+    if (lw.producerDots.count(op.getOperation())) // a producer subgroup issues the loop's copies: this one's too
+      return op.emitError("producer-warp: this dot's operands must come by tensor copy on the warpgroup units, from "
+                          "offsets of the loop's induction variable and values known before the loop");
     if (lw.pingpongDots.count(op.getOperation())) // the loop's other dots take turns: this one must too
       return op.emitError("warpgroup-pingpong: the dots of this loop need two warpgroups on the warpgroup units "
                           "and stages their readers release (every operand by tensor copy, "

@@ -69,6 +69,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "stages the readers release (tensor-copy-release=mbarrier), the warpgroups take turns "
            "issuing each dot (named barriers), so that one's other work overlaps the other's matrix "
            "instructions (measured slower, docs/bench.md)">,
+    Option<"producerWarp", "producer-warp", "bool", /*default=*/"false",
+           "NVPTX sm_90a, with tensor-copies: a kernel's one loop whose warpgroup dots take every "
+           "operand they copy by tensor copy gets a subgroup of its own that issues the copies, "
+           "ahead of the others, which release each stage once read (the program has 32 threads "
+           "more: tessera.producer_threads)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];

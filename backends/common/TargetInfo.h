@@ -104,6 +104,12 @@ public:
   /// (namedBarrierArrive), and it completes once `threads` have come either way.
   virtual void namedBarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id, int64_t threads) const;
   virtual void namedBarrierArrive(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id, int64_t threads) const;
+  /// Ends the executing thread (a producer subgroup done with its copies); barriers of the
+  /// program then wait for the threads left.
+  virtual void exitThread(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// Sets the registers each thread of the executing warpgroup may hold (all its threads execute
+  /// it): fewer returns registers to the multiprocessor's pool, more waits for them there.
+  virtual void setRegisters(mlir::OpBuilder &b, mlir::Location loc, int64_t count, bool more) const;
 
   /// After the lowering of kernel `func`, whose allocShared arrays take `requested` bytes: the
   /// target may rearrange them (NVPTX: past CUDA's 48 KiB of static shared memory, into one

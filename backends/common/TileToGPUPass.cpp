@@ -86,6 +86,12 @@ void TargetInfo::namedBarrierWait(OpBuilder &, Location, Value, int64_t) const {
 void TargetInfo::namedBarrierArrive(OpBuilder &, Location, Value, int64_t) const {
   llvm_unreachable("namedBarrierArrive on a target without warpgroup matrix units");
 }
+void TargetInfo::setRegisters(OpBuilder &, Location, int64_t, bool) const {
+  llvm_unreachable("setRegisters on a target without warpgroup matrix units");
+}
+void TargetInfo::exitThread(OpBuilder &, Location) const {
+  llvm_unreachable("exitThread on a target without tensor copies");
+}
 void TargetInfo::fenceBarrierInit(OpBuilder &, Location) const {
   llvm_unreachable("fenceBarrierInit on a target without tensor copies");
 }
@@ -151,7 +157,7 @@ namespace {
 /// Moves `kernel` into a new gpu.func of `gpuModule` and lowers its tiles.
 /// The pass's tensor-copy options (Passes.td).
 struct TensorCopyOptions {
-  bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
+  bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false, producer = false;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
@@ -312,6 +318,34 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
     lowering.rowSliceShapes.insert({shape[0], 1});
   }
   planDotStaging(func, lowering);
+  // A producer subgroup (option producer-warp) for the kernel's one top-level loop whose dots all
+  // run pipelined on the warpgroup units with every operand they copy (B at least) by tensor copy.
+  // Its threads run the kernel's code before that loop as copies of the first threads (stores
+  // there write the same values twice), so not in kernels with atomics.
+  bool atomics = false;
+  func.walk([&](Operation *op) { atomics |= isa<tile::AtomicRMWOp, tile::AtomicCASOp, tile::BufferAtomicOp>(op); });
+  if (copies.producer && target.hasTensorCopies() && threads % 128 == 0 && !atomics) {
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) {
+      auto dots = loop.getBody()->getOps<tile::DotOp>();
+      bool ok = !dots.empty() && loop->getParentOp() == func.getOperation();
+      for (tile::DotOp dot : dots) {
+        auto plan = lowering.dotStaging.find(dot.getOperation());
+        ok = ok && lowering.warpgroupDots.count(dot.getOperation()) && plan != lowering.dotStaging.end() &&
+             plan->second.maxStages > 1 && plan->second.direct[1];
+        for (int i = 0; i < 2 && ok; ++i)
+          ok = !plan->second.direct[i] || lowering.tensorCopies.count(plan->second.direct[i]);
+      }
+      if (ok)
+        loops.push_back(loop);
+    });
+    if (loops.size() == 1) {
+      for (tile::DotOp dot : loops[0].getBody()->getOps<tile::DotOp>())
+        lowering.producerDots.insert(dot.getOperation());
+      func->setAttr(kProducerThreadsAttr, b.getI32IntegerAttr(128));
+      target.annotateKernel(func, uint32_t(threads + 128));
+    }
+  }
   TileTypeConverter converter(lowering);
   RewritePatternSet patterns(ctx);
   populateGridOpToGPUPatterns(lowering, converter, patterns);
@@ -375,8 +409,8 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
       module.emitError() << "tensor-copy-release='" << tensorCopyRelease << "': use mbarrier or barrier";
       return signalPassFailure();
     }
-    const TensorCopyOptions copies{tensorCopies, tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
-                                   warpgroupPingpong};
+    const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
+                                   warpgroupPingpong, producerWarp};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

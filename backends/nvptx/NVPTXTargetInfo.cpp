@@ -258,6 +258,11 @@ public:
   void namedBarrierWait(OpBuilder &b, Location loc, Value id, int64_t threads) const override {
     NVVM::BarrierOp::create(b, loc, TypeRange{}, id, c32(b, loc, threads), {}, Value());
   }
+  void exitThread(OpBuilder &b, Location loc) const override { NVVM::Exit::create(b, loc); }
+  void setRegisters(OpBuilder &b, Location loc, int64_t count, bool more) const override {
+    NVVM::SetMaxRegisterOp::create(b, loc, uint32_t(count),
+                                   more ? NVVM::SetMaxRegisterAction::increase : NVVM::SetMaxRegisterAction::decrease);
+  }
   void namedBarrierArrive(OpBuilder &b, Location loc, Value id, int64_t threads) const override {
     NVVM::BarrierArriveOp::create(b, loc, id, c32(b, loc, threads));
   }

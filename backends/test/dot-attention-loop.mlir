@@ -1,6 +1,7 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=mbarrier warpgroup-pingpong=1" | FileCheck %s
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=mbarrier" | FileCheck %s --check-prefix=OFF
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1" | FileCheck %s --check-prefix=SHARED
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 producer-warp=1" | FileCheck %s --check-prefix=PRODUCER
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=barrier warpgroup-pingpong=1" 2>&1 | FileCheck %s --check-prefix=ALIGNED
 
 // Attention's loop (06_flash_attention's kernel at 128 x 128 on 8 warps, D = 128, after the tile
@@ -60,6 +61,43 @@
 // SHARED: nvvm.wgmma.fence.aligned
 // SHARED-NOT: gpu.barrier
 // SHARED: scf.yield
+// With producer-warp the program gets a warpgroup more (384 threads, tessera.producer_threads =
+// 128) that issues both dots' copies: after every thread's setup, threads 256 and up give
+// registers back (40 each) and, in their first subgroup only, run the loop's iterations on
+// their own (per dot: wait for the readers' release of the stage's previous use, then the first
+// thread expects the stage's bytes and copies the keys (map 6), then the values (map 7)), then
+// exit; the others take registers (232 each) and run the loop with no barrier of the program and
+// no copies, each dot waiting for its stage's data and releasing the stage once read.
+// PRODUCER-LABEL: gpu.func @attention
+// PRODUCER-SAME: known_block_size = array<i32: 384, 1, 1>
+// PRODUCER-SAME: tessera.producer_threads = 128
+// PRODUCER: nvvm.mbarrier.init %{{.*}}, %c8_i32
+// PRODUCER: arith.cmpi uge, %{{.*}}, %c256_i32
+// PRODUCER: gpu.barrier
+// PRODUCER: nvvm.setmaxregister decrease 40
+// PRODUCER: arith.cmpi ult, %{{.*}}, %c288_i32
+// PRODUCER: scf.for
+// PRODUCER: nvvm.mbarrier.try_wait.parity
+// PRODUCER: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// PRODUCER-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg6,
+// PRODUCER: nvvm.mbarrier.try_wait.parity
+// PRODUCER: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// PRODUCER-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg7,
+// PRODUCER: nvvm.exit
+// PRODUCER-NEXT: } else {
+// PRODUCER-NEXT: nvvm.setmaxregister increase 232
+// PRODUCER: scf.for
+// PRODUCER-NOT: gpu.barrier
+// PRODUCER-NOT: nvvm.cp.async.bulk.tensor
+// PRODUCER: nvvm.mbarrier.try_wait.parity
+// PRODUCER: nvvm.wgmma.fence.aligned
+// PRODUCER: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// PRODUCER: nvvm.mbarrier.try_wait.parity
+// PRODUCER: nvvm.wgmma.fence.aligned
+// PRODUCER: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// PRODUCER-NOT: gpu.barrier
+// PRODUCER-NOT: nvvm.cp.async.bulk.tensor
+// PRODUCER: scf.yield
 // Without the option: no named barrier.
 // OFF-LABEL: gpu.func @attention
 // OFF-NOT: nvvm.barrier id

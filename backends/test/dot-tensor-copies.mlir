@@ -2,6 +2,7 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1" | FileCheck %s --check-prefix=NOCOPIES
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a" | FileCheck %s --check-prefix=NOCOPIES
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copies-a=1 tensor-copy-issue=lanes tensor-copy-release=mbarrier" | FileCheck %s --check-prefix=RELEASED
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copies-a=1 producer-warp=1" | FileCheck %s --check-prefix=PRODUCER
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-issue=warp" 2>&1 | FileCheck %s --check-prefix=BADISSUE
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=none" 2>&1 | FileCheck %s --check-prefix=BADRELEASE
 
@@ -95,6 +96,37 @@
 // RELEASED-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // RELEASED-NOT: nvvm.cp.async.shared.global
 // RELEASED-NOT: nvvm.cp.async.wait.group
+
+// With producer-warp a warpgroup more (256 threads) issues the copies: the readers' release
+// barriers (4 arrivals), then, past the setup, threads 128 and up give registers back and their
+// first subgroup runs the loop's iterations (from the fifth on waiting for the stage's release;
+// the first thread expecting the bytes and copying 9 boxes) and exits; the others take 240
+// registers each and run the loop without copies or a barrier of the program, each iteration
+// releasing the previous one's stage once the batch left in flight is done.
+// PRODUCER-LABEL: gpu.func @copies
+// PRODUCER-SAME: known_block_size = array<i32: 256, 1, 1>
+// PRODUCER-SAME: tessera.producer_threads = 128
+// PRODUCER-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// PRODUCER-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c4_i32
+// PRODUCER: nvvm.setmaxregister decrease 40
+// PRODUCER: arith.cmpi ult, %{{.*}}, %c160_i32
+// PRODUCER: scf.for
+// PRODUCER: arith.cmpi uge, %{{.*}}, %c4_i32
+// PRODUCER: nvvm.mbarrier.try_wait.parity
+// PRODUCER: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32
+// PRODUCER-COUNT-9: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// PRODUCER: nvvm.exit
+// PRODUCER-NEXT: } else {
+// PRODUCER-NEXT: nvvm.setmaxregister increase 240
+// PRODUCER: scf.for
+// PRODUCER-NOT: gpu.barrier
+// PRODUCER-NOT: nvvm.cp.async.bulk.tensor
+// PRODUCER: nvvm.mbarrier.try_wait.parity
+// PRODUCER: nvvm.wgmma.wait.group.sync.aligned 1
+// PRODUCER: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// PRODUCER: scf.yield
+// PRODUCER-NEXT: }
+// PRODUCER-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 
 // BADISSUE: tensor-copy-issue='warp': use lanes or one
 // BADRELEASE: tensor-copy-release='none': use mbarrier or barrier

@@ -178,3 +178,29 @@ TEST_CASE("artifact.tensor_copy_form_assembles") {
     CHECK_MESSAGE(assemble(ptxas, ptx, "sm_90a", &log) == 0, "ptxas failed:\n" << log);
   }
 }
+
+TEST_CASE("artifact.producer_warpgroup_form") {
+  // TESSERA_PRODUCER_WARP=1 (compiling): the tensor-copy form gets a warpgroup more, which
+  // issues the copies and exits; the cp.async form keeps the kernel's warps.
+  ::setenv("TESSERA_PRODUCER_WARP", "1", 1);
+  Result<Package> compiled = compile(require(traceScores(), "trace"), nvptxTarget("sm_90a"));
+  ::unsetenv("TESSERA_PRODUCER_WARP");
+  Package p = require(std::move(compiled), "compile");
+  REQUIRE(p.kernels[0].artifacts.size() == 2);
+  const Artifact &plain = p.kernels[0].artifacts[0], &copies = p.kernels[0].artifacts[1];
+  CHECK(plain.blockSize[0] == p.kernels[0].numWarps * 32);
+  CHECK(copies.blockSize[0] == plain.blockSize[0] + 128);
+  const std::string ptx = ptxText(copies);
+  CHECK(contains(ptx, ".maxntid " + std::to_string(copies.blockSize[0]) + ", 1, 1"));
+  CHECK(contains(ptx, "setmaxnreg.dec.sync.aligned.u32 \t40;"));
+  CHECK(contains(ptx, "setmaxnreg.inc.sync.aligned.u32"));
+  CHECK(contains(ptx, "exit;"));
+  CHECK_FALSE(contains(ptxText(plain), "setmaxnreg"));
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    skipTest("ptxas not found: the producer form's PTX not assembled");
+    return;
+  }
+  std::string log;
+  CHECK_MESSAGE(assemble(ptxas, ptx, "sm_90a", &log) == 0, "ptxas failed:\n" << log);
+}

@@ -46,7 +46,9 @@ void printHelp(FILE *out) {
              "                     the readers release each stage through a second mbarrier\n"
              "  TESSERA_PINGPONG   1 (compiling; TESSERA_TENSOR_COPY_RELEASE then defaults to mbarrier): a\n"
              "                     program's two warpgroups take turns at the matrix units in loops with\n"
-             "                     several dots\n",
+             "                     several dots\n"
+             "  TESSERA_PRODUCER_WARP  1 (compiling): the tensor-copy form gets a warpgroup more that issues a\n"
+             "                     loop's copies ahead of the others (not yet timed on a GPU)\n",
              out);
 }
 

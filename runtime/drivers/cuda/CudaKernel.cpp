@@ -88,7 +88,9 @@ Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const Kerne
   Result<CudaCode> code = loadCode(api_, kernel, artifact, info_);
   if (!code) return code.status();
   // The artifact's tensor-copy form: the same target, with tensor maps (selectArtifact never
-  // picks it itself), where this driver can build them.
+  // picks it itself), where this driver can build them. Its programs may be larger (a producer
+  // warpgroup that issues the copies: tessera.producer_threads); each launch uses the block
+  // size of the form it runs.
   // TESSERA_TENSOR_COPIES=0 keeps every launch on the chosen artifact (comparisons, or a driver
   // whose bulk tensor copies misbehave).
   const char *env = std::getenv("TESSERA_TENSOR_COPIES");
@@ -96,7 +98,9 @@ Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const Kerne
   CudaCode copies;
   if (api_.cuTensorMapEncodeTiled && allowed)
     for (const Artifact &a : kernel.artifacts)
-      if (!a.tensorMaps.empty() && a.target == artifact.target && a.blockSize == artifact.blockSize) {
+      if (!a.tensorMaps.empty() && a.target == artifact.target && a.blockSize[1] == artifact.blockSize[1] &&
+          a.blockSize[2] == artifact.blockSize[2] && a.blockSize[0] >= artifact.blockSize[0] &&
+          uint64_t(a.blockSize[0]) * a.blockSize[1] * a.blockSize[2] <= bi.maxThreadsPerGroup) {
         Result<CudaCode> c = loadCode(api_, kernel, a, info_);
         if (!c) {
           api_.cuModuleUnload(code->module);
