@@ -1006,6 +1006,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   const Placement place[2] = {placeA, placeB};
   Value sa, sb, aStage, bStage; // the arrays, and where this iteration's A and B start in them (elements)
   std::function<void(OpBuilder &, Location, int64_t)> release; // PipelinedStaging::release
+  if (stages == 1 && lw.producerDots.count(op.getOperation())) // (a producer needs stages: DotLowering reports it)
+    return std::nullopt;
   if (stages == 1) {
     auto copy = [&](int i) -> std::function<void(Value)> {
       return [&, i](Value shared) { copyToShared(r, loc, lw, direct[i], shared, c(r, loc, 0), 0, nullptr, place[i]); };
