@@ -381,7 +381,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   bool inLoop[2] = {false, false}; // operands from registers written in every iteration
   for (int i = 0; i < 2; ++i)
     inLoop[i] = sizes[i] && !direct[i] && !invariantLoop(op, operands[i]);
-  // A producer subgroup issues this loop's copies (TileLowering::producerDots; the caller checked
+  // A producer warpgroup issues this loop's copies (TileLowering::producerDots; the caller checked
   // that every operand copied comes by tensor copy and that their scalars are known before the loop).
   const bool producer = lw.producerDots.count(op.getOperation()) && tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1];
   const bool released =
@@ -1067,7 +1067,7 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
           }
       };
     }
-    // A producer subgroup runs the loop's copies in a loop of its own before this one: every
+    // A producer warpgroup runs the loop's copies in a loop of its own before this one: every
     // operand copied must come by tensor copy, and the scalars the copies read must be the
     // induction variable or known before the loop.
     if (lw.producerDots.count(op.getOperation())) {
@@ -1426,7 +1426,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
         r.replaceOpWithMultiple(op, {ValueRange(*via)});
         return success();
       }
-    if (lw.producerDots.count(op.getOperation())) // a producer subgroup issues the loop's copies: this one's too
+    if (lw.producerDots.count(op.getOperation())) // a producer warpgroup issues the loop's copies: this one's too
       return op.emitError("producer-warp: this dot's operands must come by tensor copy on the warpgroup units, from "
                           "offsets of the loop's induction variable and values known before the loop");
     if (lw.pingpongDots.count(op.getOperation())) // the loop's other dots take turns: this one must too

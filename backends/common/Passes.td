@@ -71,8 +71,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "instructions (measured slower, docs/bench.md)">,
     Option<"producerWarp", "producer-warp", "bool", /*default=*/"false",
            "NVPTX sm_90a, with tensor-copies: a kernel's one loop whose warpgroup dots take every "
-           "operand they copy by tensor copy gets a subgroup of its own that issues the copies, "
-           "ahead of the others, which release each stage once read (the program has 32 threads "
+           "operand they copy by tensor copy gets a warpgroup of its own that issues the copies, "
+           "ahead of the others, which release each stage once read (the program has 128 threads "
            "more: tessera.producer_threads)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",

@@ -104,7 +104,7 @@ public:
   /// (namedBarrierArrive), and it completes once `threads` have come either way.
   virtual void namedBarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id, int64_t threads) const;
   virtual void namedBarrierArrive(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id, int64_t threads) const;
-  /// Ends the executing thread (a producer subgroup done with its copies); barriers of the
+  /// Ends the executing thread (a producer warpgroup done with its copies); barriers of the
   /// program then wait for the threads left.
   virtual void exitThread(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Sets the registers each thread of the executing warpgroup may hold (all its threads execute

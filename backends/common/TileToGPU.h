@@ -22,8 +22,8 @@ inline constexpr llvm::StringLiteral kSharedBytesAttr = "tessera.shared_bytes";
 /// `stride` (each [argument index or -1, constant]), `box` ([rows, cols]) and `swizzle` (bytes);
 /// the runtime's TensorMapSpec).
 inline constexpr llvm::StringLiteral kTensorMapsAttr = "tessera.tensor_maps";
-/// Threads a kernel has beyond its subgroups' (TileLowering::producerDots: one subgroup that only
-/// issues bulk tensor copies); the launch's program size adds them.
+/// Threads a kernel has beyond its subgroups' (TileLowering::producerDots: a warpgroup that
+/// issues a loop's bulk tensor copies); the launch's program size adds them.
 inline constexpr llvm::StringLiteral kProducerThreadsAttr = "tessera.producer_threads";
 
 /// A tile.load that reads a window of a row-major matrix (tensorWindowOf): element (i, j) of the
@@ -110,11 +110,10 @@ struct TileLowering {
   /// program, and the last copies issued after that barrier: a later such dot of the loop issues
   /// its copies there and needs no barrier of its own (stagePipelined; filled while lowering).
   mutable std::map<mlir::Operation *, std::pair<mlir::Operation *, mlir::Operation *>> loopCopies;
-  /// A producer subgroup (option producer-warp): the dots of the loop whose copies it issues, a
-  /// subgroup of its own past the program's `threads`, which runs that loop's copies ahead of
-  /// the other subgroups (released by their readers' barriers) and then exits. Filled before
-  /// the conversion; `producers` (per loop: the branch the producer runs and its loop's body)
-  /// while lowering.
+  /// A producer warpgroup (option producer-warp): the dots of the loop whose copies it issues,
+  /// from 128 threads past the program's `threads` that run that loop's copies ahead of the
+  /// others (released by their readers' barriers) and then exit. Filled before the conversion;
+  /// `producers` (per loop: the branch the producer runs and its loop's body) while lowering.
   std::set<mlir::Operation *> producerDots;
   mutable std::map<mlir::Operation *, std::pair<mlir::Operation *, mlir::Block *>> producers;
   struct TensorCopy {

@@ -318,7 +318,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
     lowering.rowSliceShapes.insert({shape[0], 1});
   }
   planDotStaging(func, lowering);
-  // A producer subgroup (option producer-warp) for the kernel's one top-level loop whose dots all
+  // A producer warpgroup (option producer-warp) for the kernel's one top-level loop whose dots all
   // run pipelined on the warpgroup units with every operand they copy (B at least) by tensor copy.
   // Its threads run the kernel's code before that loop as copies of the first threads (stores
   // there write the same values twice), so not in kernels with atomics.
