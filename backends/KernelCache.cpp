@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <utility>
 
 namespace tessera {
 namespace {
@@ -41,12 +42,16 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
   std::ostringstream key;
   key << compilerBuild() << "\ntarget " << toString(target.kind) << " chip=" << target.chip << " ptx=" << target.ptxVersion
       << " subgroup=" << target.subgroupSize;
-  if (const char *fault = std::getenv("TESSERA_FAULT"); fault && *fault) key << " fault=" << fault;
-  if (const char *a = std::getenv("TESSERA_TENSOR_COPIES_A"); a && *a) key << " tensor-copies-a=" << a;
-  if (const char *a = std::getenv("TESSERA_TENSOR_COPY_ISSUE"); a && *a) key << " tensor-copy-issue=" << a;
-  if (const char *a = std::getenv("TESSERA_TENSOR_COPY_RELEASE"); a && *a) key << " tensor-copy-release=" << a;
-  if (const char *a = std::getenv("TESSERA_PINGPONG"); a && *a) key << " pingpong=" << a;
-  if (const char *a = std::getenv("TESSERA_PRODUCER_WARP"); a && *a) key << " producer-warp=" << a;
+  // The variables compile() reads (Compiler.cpp), each as it appears in the key.
+  static constexpr std::pair<const char *, const char *> kCompiling[] = {
+      {"TESSERA_FAULT", "fault"},
+      {"TESSERA_TENSOR_COPIES_A", "tensor-copies-a"},
+      {"TESSERA_TENSOR_COPY_ISSUE", "tensor-copy-issue"},
+      {"TESSERA_TENSOR_COPY_RELEASE", "tensor-copy-release"},
+      {"TESSERA_PINGPONG", "pingpong"},
+      {"TESSERA_PRODUCER_WARP", "producer-warp"}};
+  for (auto [variable, name] : kCompiling)
+    if (const char *v = std::getenv(variable); v && *v) key << " " << name << "=" << v;
   key << "\n" << kernel.tileIR();
   return key.str();
 }

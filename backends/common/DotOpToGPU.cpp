@@ -327,11 +327,11 @@ struct TensorIssue {
 };
 
 /// Registers a thread of a producer warpgroup (TileLowering::producerDots) keeps; the other
-/// threads share the rest of a multiprocessor's 64 Ki (at most 240 each, a multiple of 8:
-/// 232 with two warpgroups besides the producer).
+/// `threads` share the rest of a multiprocessor's (at most 240 each, a multiple of 8: 232 with
+/// two warpgroups besides the producer on 64 Ki).
 constexpr int64_t kProducerRegisters = 40;
-int64_t consumerRegisters(int64_t threads) {
-  return std::min<int64_t>(240, (65536 - 128 * kProducerRegisters) / threads / 8 * 8);
+int64_t consumerRegisters(const TargetInfo::WgmmaShape &unit, int64_t threads) {
+  return std::min<int64_t>(240, (unit.registersPerProcessor - 128 * kProducerRegisters) / threads / 8 * 8);
 }
 
 /// The staging of a pipelined dot on matrix units (DotStaging::maxStages > 1). Each operand copied
@@ -381,11 +381,12 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   bool inLoop[2] = {false, false}; // operands from registers written in every iteration
   for (int i = 0; i < 2; ++i)
     inLoop[i] = sizes[i] && !direct[i] && !invariantLoop(op, operands[i]);
+  // Every operand staged in the loop comes by tensor copy.
+  const bool tensorOnly = tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1];
   // A producer warpgroup issues this loop's copies (TileLowering::producerDots; the caller checked
   // that every operand copied comes by tensor copy and that their scalars are known before the loop).
-  const bool producer = lw.producerDots.count(op.getOperation()) && tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1];
-  const bool released =
-      tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1] && (producer || !lw.tensorCopiesProgramBarrier);
+  const bool producer = tensorOnly && lw.producerDots.count(op.getOperation());
+  const bool released = tensorOnly && (producer || !lw.tensorCopiesProgramBarrier);
   Value barriers; // `stages` barriers the copies signal, then, where released, `stages` the readers do
   auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
   auto eq = [&](OpBuilder &x, Location xl, Value v, int64_t k) {
@@ -515,7 +516,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
       auto branch = scf::IfOp::create(
           r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::uge, lw.threadId, c(r, loc, lw.threads)), true);
       r.setInsertionPoint(branch.elseBlock()->getTerminator());
-      lw.target.setRegisters(r, loc, consumerRegisters(lw.threads), true);
+      lw.target.setRegisters(r, loc, consumerRegisters(*lw.target.wgmmaShape(d.in, d.accElem), lw.threads), true);
       r.setInsertionPoint(branch.thenBlock()->getTerminator());
       lw.target.setRegisters(r, loc, kProducerRegisters, false);
       auto first = scf::IfOp::create(
@@ -562,8 +563,8 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   // after the first dot's, and this dot needs no barrier of its own (TileLowering::loopCopies).
   // Only where the scalars its copies read are known by then.
   Operation *leader = nullptr;
-  const bool copiesOnly = tensorCopies && !asyncCopies && !inLoop[0] && !inLoop[1] && !released && ahead == stages - 1;
-  if (copiesOnly)
+  const bool sharesBarrier = tensorOnly && !released && ahead == stages - 1;
+  if (sharesBarrier)
     if (auto it = lw.loopCopies.find(loop.getOperation()); it != lw.loopCopies.end() && it->second.first != op.getOperation()) {
       leader = it->second.second;
       DominanceInfo dom;
@@ -586,16 +587,14 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
     return issue(arith::AddIOp::create(r, loc, iv, arith::MulIOp::create(r, loc, step, c(r, loc, ahead))),
                  arith::RemUIOp::create(r, loc, aheadNumber, c(r, loc, stages)), aheadNumber);
   };
-  if (producer) {
-    // (the producer's)
-  } else if (leader) {
+  if (leader) {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPointAfter(leader);
     lw.loopCopies[loop.getOperation()].second =
         issueAhead(arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, iv, lb), step));
-  } else {
+  } else if (!producer) { // (the producer issues its own)
     Operation *issued = issueAhead(t);
-    if (copiesOnly && !lw.loopCopies.count(loop.getOperation()))
+    if (sharesBarrier && !lw.loopCopies.count(loop.getOperation()))
       lw.loopCopies[loop.getOperation()] = {op.getOperation(), issued};
   }
   if (inLoop[0] || inLoop[1]) {

@@ -162,6 +162,8 @@ public:
     /// Shared memory of one multiprocessor, which the programs on it share, each with
     /// `sharedReserved` bytes of its own on top of what it asks for.
     int64_t sharedPerProcessor = 0, sharedReserved = 0;
+    /// 32-bit registers of one multiprocessor, which its programs' threads share.
+    int64_t registersPerProcessor = 0;
   };
   virtual std::optional<WgmmaShape> wgmmaShape(mlir::Type in, mlir::Type acc) const;
   /// The descriptor of an operand in shared memory: the matrix starts `byteOffset` (i32) bytes

@@ -295,18 +295,21 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       if (cols > 0 && fitsMmaAccumulatorLayout(shape, threads, cols))
         lowering.mmaShapes[shape] = cols;
     });
-  // Loops with several warpgroup dots (attention's two) whose two warpgroups may take turns.
-  if (lowering.warpgroupPingpong && threads == 256) {
-    std::map<Operation *, SmallVector<Operation *>> byLoop;
+  // The dots directly in each loop, in order (for the options that work on a loop's dots).
+  std::map<Operation *, SmallVector<Operation *>> dotsByLoop;
+  if (lowering.warpgroupPingpong || copies.producer)
     func.walk([&](tile::DotOp dot) {
-      if (lowering.warpgroupDots.count(dot.getOperation()) && isa<scf::ForOp>(dot->getParentOp()))
-        byLoop[dot->getParentOp()].push_back(dot.getOperation());
+      if (isa<scf::ForOp>(dot->getParentOp()))
+        dotsByLoop[dot->getParentOp()].push_back(dot.getOperation());
     });
-    for (auto &[loop, dots] : byLoop)
-      if (dots.size() >= 2)
-        for (Operation *dot : dots)
-          lowering.pingpongDots[dot] = dot == dots.front();
-  }
+  // Loops with several warpgroup dots (attention's two) whose two warpgroups may take turns.
+  if (lowering.warpgroupPingpong && threads == 256)
+    for (auto &[loop, dots] : dotsByLoop) {
+      SmallVector<Operation *> units(llvm::make_filter_range(dots, [&](Operation *d) { return lowering.warpgroupDots.count(d); }));
+      if (units.size() >= 2)
+        for (Operation *dot : units)
+          lowering.pingpongDots[dot] = dot == units.front();
+    }
   // Row statistics of those accumulators (reduced along their rows) take the rows' slice.
   for (tile::ReduceOp op : reductions) {
     auto src = cast<RankedTensorType>(op.getSrc().getType());
@@ -322,26 +325,30 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   // run pipelined on the warpgroup units with every operand they copy (B at least) by tensor copy.
   // Its threads run the kernel's code before that loop as copies of the first threads (stores
   // there write the same values twice), so not in kernels with atomics.
-  bool atomics = false;
-  func.walk([&](Operation *op) { atomics |= isa<tile::AtomicRMWOp, tile::AtomicCASOp, tile::BufferAtomicOp>(op); });
-  if (copies.producer && target.hasTensorCopies() && threads % 128 == 0 && !atomics) {
-    SmallVector<scf::ForOp> loops;
-    func.walk([&](scf::ForOp loop) {
-      auto dots = loop.getBody()->getOps<tile::DotOp>();
-      bool ok = !dots.empty() && loop->getParentOp() == func.getOperation();
-      for (tile::DotOp dot : dots) {
-        auto plan = lowering.dotStaging.find(dot.getOperation());
-        ok = ok && lowering.warpgroupDots.count(dot.getOperation()) && plan != lowering.dotStaging.end() &&
-             plan->second.maxStages > 1 && plan->second.direct[1];
+  auto atomics = [&] {
+    return func
+        .walk([](Operation *op) {
+          return isa<tile::AtomicRMWOp, tile::AtomicCASOp, tile::BufferAtomicOp>(op) ? WalkResult::interrupt()
+                                                                                   : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  if (copies.producer && target.hasTensorCopies() && threads % 128 == 0 && !atomics()) {
+    SmallVector<Operation *> loops;
+    for (auto &[loop, dots] : dotsByLoop) {
+      bool ok = loop->getParentOp() == func.getOperation();
+      for (Operation *dot : dots) {
+        auto plan = lowering.dotStaging.find(dot);
+        ok = ok && lowering.warpgroupDots.count(dot) && plan != lowering.dotStaging.end() && plan->second.maxStages > 1 &&
+             plan->second.direct[1];
         for (int i = 0; i < 2 && ok; ++i)
           ok = !plan->second.direct[i] || lowering.tensorCopies.count(plan->second.direct[i]);
       }
       if (ok)
         loops.push_back(loop);
-    });
+    }
     if (loops.size() == 1) {
-      for (tile::DotOp dot : loops[0].getBody()->getOps<tile::DotOp>())
-        lowering.producerDots.insert(dot.getOperation());
+      lowering.producerDots.insert(dotsByLoop[loops[0]].begin(), dotsByLoop[loops[0]].end());
       func->setAttr(kProducerThreadsAttr, b.getI32IntegerAttr(128));
       target.annotateKernel(func, uint32_t(threads + 128));
     }

@@ -111,7 +111,7 @@ public:
     if (sm_ != 90 || !archSpecific_)
       return std::nullopt;
     if ((in.isF16() || in.isBF16()) && acc.isF32())
-      return WgmmaShape{16, 256, sharedLimit(), 228 * 1024, 1024};
+      return WgmmaShape{16, 256, sharedLimit(), 228 * 1024, 1024, 64 * 1024};
     return std::nullopt;
   }
 
