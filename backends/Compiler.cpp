@@ -243,9 +243,12 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     options.warpgroupPingpong = tensorCopies && pingpong && std::string_view(pingpong) == "1";
     if (options.warpgroupPingpong && !std::getenv("TESSERA_TENSOR_COPY_RELEASE"))
       options.tensorCopyRelease = "mbarrier";
-    // TESSERA_PRODUCER_WARP=1: the pass's producer-warp (with tensor copies).
-    const char *producer = std::getenv("TESSERA_PRODUCER_WARP");
-    options.producerWarp = tensorCopies && producer && std::string_view(producer) == "1";
+    // TESSERA_PRODUCER_WARP=1|0 (or on|off|auto): the pass's producer-warp (with tensor copies;
+    // unset: auto).
+    if (const char *producer = std::getenv("TESSERA_PRODUCER_WARP"); producer && *producer) {
+      const std::string_view v = producer;
+      options.producerWarp = v == "1" ? "on" : v == "0" ? "off" : std::string(v);
+    }
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -475,7 +475,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
     lw.barrier(r, loc); // readers in an earlier run of the loop (inside an outer loop) are done
     if (tensorCopies) { // each run of the loop counts its stages' phases from 0
       barriers = allocArray(r, loc, lw, r.getI64Type(), (released ? 2 : 1) * stages); // 8 bytes each
-      thenDo(r, loc, eq(r, loc, lw.threadId, 0), [&](OpBuilder &x, Location xl) {
+      thenDo(r, loc, eq(r, loc, lw.launchThreadId, 0), [&](OpBuilder &x, Location xl) {
         for (int64_t s = 0; s < stages; ++s)
           lw.target.initBarrier(x, xl, barriers, c(x, xl, s));
         if (released) // an arrival of each subgroup
@@ -514,13 +514,13 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
       OpBuilder::InsertionGuard guard(r);
       r.setInsertionPoint(loop);
       auto branch = scf::IfOp::create(
-          r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::uge, lw.threadId, c(r, loc, lw.threads)), true);
+          r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::uge, lw.launchThreadId, c(r, loc, lw.threads)), true);
       r.setInsertionPoint(branch.elseBlock()->getTerminator());
       lw.target.setRegisters(r, loc, consumerRegisters(*lw.target.wgmmaShape(d.in, d.accElem), lw.threads), true);
       r.setInsertionPoint(branch.thenBlock()->getTerminator());
       lw.target.setRegisters(r, loc, kProducerRegisters, false);
       auto first = scf::IfOp::create(
-          r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::ult, lw.threadId, c(r, loc, lw.threads + 32)),
+          r, loc, arith::CmpIOp::create(r, loc, arith::CmpIPredicate::ult, lw.launchThreadId, c(r, loc, lw.threads + 32)),
           false);
       lw.target.exitThread(r, loc);
       r.setInsertionPoint(first.thenBlock()->getTerminator());
@@ -538,7 +538,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
       Value mapped = r.getRemappedValue(s);
       return mapped == iv ? j : mapped;
     };
-    thenDo(r, loc, eq(r, loc, lw.threadId, lw.threads), [&](OpBuilder &y, Location yl) {
+    thenDo(r, loc, eq(r, loc, lw.launchThreadId, lw.threads), [&](OpBuilder &y, Location yl) {
       lw.target.expectBytes(y, yl, barriers, stage, tensor[0].bytes + tensor[1].bytes);
       issueBoxes(y, yl, stage, at, Value());
     });

@@ -69,11 +69,14 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "stages the readers release (tensor-copy-release=mbarrier), the warpgroups take turns "
            "issuing each dot (named barriers), so that one's other work overlaps the other's matrix "
            "instructions (measured slower, docs/bench.md)">,
-    Option<"producerWarp", "producer-warp", "bool", /*default=*/"false",
+    Option<"producerWarp", "producer-warp", "std::string", /*default=*/"\"auto\"",
            "NVPTX sm_90a, with tensor-copies: a kernel's one loop whose warpgroup dots take every "
            "operand they copy by tensor copy gets a warpgroup of its own that issues the copies, "
            "ahead of the others, which release each stage once read (the program has 128 threads "
-           "more: tessera.producer_threads)">,
+           "more: tessera.producer_threads). on, off, or auto (the default): programs of two "
+           "warpgroups or more whose loop copies no dot's A (attention's: measured 9% faster; the "
+           "matmul's tensor-copy form was no faster, or slower where it kept a second program off "
+           "the multiprocessor, docs/bench.md)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];

@@ -57,6 +57,10 @@ struct TileLowering {
   int64_t threads;       // threads per program
   mlir::Value threadId;  // i32, this thread's index in the program
   mlir::Operation *kernel; // the gpu.func being lowered
+  /// The launch's thread index: threadId, except with a producer warpgroup (producerDots), whose
+  /// threads past `threads` run the tile code as copies of the first warpgroup's (threadId less
+  /// `threads`). What one thread of the program does alone (a barrier's set-up) takes this one.
+  mlir::Value launchThreadId = threadId;
   mutable int64_t sharedBytes = 0; // shared memory allocated so far
   /// Portable numerics: float sums and scans in the canonical order (docs/numerics.md).
   bool portable = false;

@@ -157,7 +157,8 @@ namespace {
 /// Moves `kernel` into a new gpu.func of `gpuModule` and lowers its tiles.
 /// The pass's tensor-copy options (Passes.td).
 struct TensorCopyOptions {
-  bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false, producer = false;
+  bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
+  enum class Producer { Off, Auto, On } producer = Producer::Auto;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
@@ -297,7 +298,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
     });
   // The dots directly in each loop, in order (for the options that work on a loop's dots).
   std::map<Operation *, SmallVector<Operation *>> dotsByLoop;
-  if (lowering.warpgroupPingpong || copies.producer)
+  if (lowering.warpgroupPingpong || copies.producer != TensorCopyOptions::Producer::Off)
     func.walk([&](tile::DotOp dot) {
       if (isa<scf::ForOp>(dot->getParentOp()))
         dotsByLoop[dot->getParentOp()].push_back(dot.getOperation());
@@ -333,14 +334,18 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
         })
         .wasInterrupted();
   };
-  if (copies.producer && target.hasTensorCopies() && threads % 128 == 0 && !atomics()) {
+  // Under `auto`, only programs of two warpgroups or more whose loop copies no dot's A
+  // (attention's: its matrices' A comes from registers or is staged once before the loop).
+  const bool automatic = copies.producer == TensorCopyOptions::Producer::Auto;
+  if (copies.producer != TensorCopyOptions::Producer::Off && target.hasTensorCopies() && threads % 128 == 0 &&
+      (!automatic || threads >= 256) && !atomics()) {
     SmallVector<Operation *> loops;
     for (auto &[loop, dots] : dotsByLoop) {
       bool ok = loop->getParentOp() == func.getOperation();
       for (Operation *dot : dots) {
         auto plan = lowering.dotStaging.find(dot);
         ok = ok && lowering.warpgroupDots.count(dot) && plan != lowering.dotStaging.end() && plan->second.maxStages > 1 &&
-             plan->second.direct[1];
+             plan->second.direct[1] && !(automatic && plan->second.direct[0]);
         for (int i = 0; i < 2 && ok; ++i)
           ok = !plan->second.direct[i] || lowering.tensorCopies.count(plan->second.direct[i]);
       }
@@ -349,6 +354,16 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
     }
     if (loops.size() == 1) {
       lowering.producerDots.insert(dotsByLoop[loops[0]].begin(), dotsByLoop[loops[0]].end());
+      // The producer's threads compute the tile code as copies of the first warpgroup's (their
+      // index less `threads`): every tile op sees an index below `threads`.
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfterValue(tid);
+      auto past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid, lowering.i32(b, loc, threads));
+      auto less = arith::SubIOp::create(b, loc, tid, past.getRhs());
+      auto copy = arith::SelectOp::create(b, loc, past, less, tid);
+      tid.replaceAllUsesExcept(copy, SmallPtrSet<Operation *, 3>{past, less, copy});
+      lowering.threadId = copy;
+      lowering.launchThreadId = tid;
       func->setAttr(kProducerThreadsAttr, b.getI32IntegerAttr(128));
       target.annotateKernel(func, uint32_t(threads + 128));
     }
@@ -416,8 +431,17 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
       module.emitError() << "tensor-copy-release='" << tensorCopyRelease << "': use mbarrier or barrier";
       return signalPassFailure();
     }
+    using Producer = TensorCopyOptions::Producer;
+    std::optional<Producer> producer = producerWarp == "auto" ? std::optional(Producer::Auto)
+                                       : producerWarp == "on" ? std::optional(Producer::On)
+                                       : producerWarp == "off" ? std::optional(Producer::Off)
+                                                               : std::nullopt;
+    if (!producer) {
+      module.emitError() << "producer-warp='" << producerWarp << "': use auto, on or off";
+      return signalPassFailure();
+    }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
-                                   warpgroupPingpong, producerWarp};
+                                   warpgroupPingpong, *producer};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

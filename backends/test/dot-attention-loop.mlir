@@ -1,8 +1,10 @@
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=mbarrier warpgroup-pingpong=1" | FileCheck %s
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=mbarrier" | FileCheck %s --check-prefix=OFF
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1" | FileCheck %s --check-prefix=SHARED
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 producer-warp=1" | FileCheck %s --check-prefix=PRODUCER
-// RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=barrier warpgroup-pingpong=1" 2>&1 | FileCheck %s --check-prefix=ALIGNED
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=mbarrier warpgroup-pingpong=1 producer-warp=off" | FileCheck %s
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=mbarrier producer-warp=off" | FileCheck %s --check-prefix=OFF
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 producer-warp=off" | FileCheck %s --check-prefix=SHARED
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 producer-warp=on" | FileCheck %s --check-prefix=PRODUCER
+// The default (producer-warp=auto) gives attention's loop, on two warpgroups, the producer.
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1" | FileCheck %s --check-prefix=PRODUCER
+// RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=barrier warpgroup-pingpong=1 producer-warp=off" 2>&1 | FileCheck %s --check-prefix=ALIGNED
 
 // Attention's loop (06_flash_attention's kernel at 128 x 128 on 8 warps, D = 128, after the tile
 // passes), whose two dots run on the warpgroup units with K and V by tensor copy, the stages
@@ -71,8 +73,19 @@
 // PRODUCER-LABEL: gpu.func @attention
 // PRODUCER-SAME: known_block_size = array<i32: 384, 1, 1>
 // PRODUCER-SAME: tessera.producer_threads = 128
+// The producer's threads run the tile code before the loop as copies of the first warpgroup's:
+// every tile op reads the index less 256 (rows past the block's would land in other staged rows).
+// PRODUCER: %[[LAUNCH:.*]] = arith.index_cast %thread_id_x
+// PRODUCER: %[[PAST:.*]] = arith.cmpi uge, %[[LAUNCH]], %c256_i32
+// PRODUCER-NEXT: %[[LESS:.*]] = arith.subi %[[LAUNCH]], %c256_i32
+// PRODUCER-NEXT: %[[TID:.*]] = arith.select %[[PAST]], %[[LESS]], %[[LAUNCH]]
+// PRODUCER-NOT: %[[LAUNCH]]
+// PRODUCER: arith.shrui %[[TID]]
+// PRODUCER: arith.cmpi eq, %[[LAUNCH]], %c0_i32
+// PRODUCER-NEXT: scf.if
+// PRODUCER: nvvm.mbarrier.init
 // PRODUCER: nvvm.mbarrier.init %{{.*}}, %c8_i32
-// PRODUCER: arith.cmpi uge, %{{.*}}, %c256_i32
+// PRODUCER: arith.cmpi uge, %[[LAUNCH]], %c256_i32
 // PRODUCER: gpu.barrier
 // PRODUCER: nvvm.setmaxregister decrease 40
 // PRODUCER: arith.cmpi ult, %{{.*}}, %c288_i32

@@ -2,7 +2,8 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1" | FileCheck %s --check-prefix=NOCOPIES
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a" | FileCheck %s --check-prefix=NOCOPIES
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copies-a=1 tensor-copy-issue=lanes tensor-copy-release=mbarrier" | FileCheck %s --check-prefix=RELEASED
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copies-a=1 producer-warp=1" | FileCheck %s --check-prefix=PRODUCER
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copies-a=1 producer-warp=on" | FileCheck %s --check-prefix=PRODUCER
+// RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 producer-warp=1" 2>&1 | FileCheck %s --check-prefix=BADPRODUCER
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-issue=warp" 2>&1 | FileCheck %s --check-prefix=BADISSUE
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 tensor-copy-release=none" 2>&1 | FileCheck %s --check-prefix=BADRELEASE
 
@@ -128,6 +129,7 @@
 // PRODUCER-NEXT: }
 // PRODUCER-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 
+// BADPRODUCER: producer-warp='1': use auto, on or off
 // BADISSUE: tensor-copy-issue='warp': use lanes or one
 // BADRELEASE: tensor-copy-release='none': use mbarrier or barrier
 

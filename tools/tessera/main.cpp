@@ -47,8 +47,9 @@ void printHelp(FILE *out) {
              "  TESSERA_PINGPONG   1 (compiling; TESSERA_TENSOR_COPY_RELEASE then defaults to mbarrier): a\n"
              "                     program's two warpgroups take turns at the matrix units in loops with\n"
              "                     several dots\n"
-             "  TESSERA_PRODUCER_WARP  1 (compiling): the tensor-copy form gets a warpgroup more that issues a\n"
-             "                     loop's copies ahead of the others (not yet timed on a GPU)\n",
+             "  TESSERA_PRODUCER_WARP  1 | 0 | auto (compiling): the tensor-copy form gets a warpgroup more that\n"
+             "                     issues a loop's copies ahead of the others; auto (unset): programs of two\n"
+             "                     warpgroups or more whose loop copies no dot's A (attention's)\n",
              out);
 }
 
