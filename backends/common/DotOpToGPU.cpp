@@ -1086,16 +1086,6 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
     sa = staged.a, sb = staged.b, aStage = staged.aStart, bStage = staged.bStart;
     release = staged.release;
   }
-  // A dot whose result only goes around its loop, after which an earlier dot of the loop waited
-  // for all the matrix instructions (TileLowering::deferredWaits): with stages its readers release,
-  // its instructions stay in flight into the next iteration, and it releases the previous
-  // iteration's stage here, that earlier dot's wait having ended them. Not with two warpgroups
-  // taking turns (their barriers order each dot's issue).
-  bool deferred = false;
-  if (auto e = lw.deferredWaits.find(op.getOperation()); e != lw.deferredWaits.end())
-    deferred = release && !overlap && !lw.pingpongDots.count(op.getOperation()) && lw.waitedAll.count(e->second);
-  if (deferred)
-    release(r, loc, 1);
   const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], nPer = std::min(N, unit.maxN);
   Value warpGroup = arith::ShRUIOp::create(r, loc, lw.threadId, c(r, loc, 7));
   Value aBytes = arith::MulIOp::create(r, loc, aStage, c(r, loc, inBytes));
@@ -1175,16 +1165,10 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   lw.target.wgmmaCommit(r, loc);
   if (other)
     lw.target.namedBarrierArrive(r, loc, other, 256);
-  if (deferred) {
-    // In flight into the next iteration, whose earlier dot's wait ends them (and releases the stage).
-  } else {
-    lw.target.wgmmaWait(r, loc, overlap ? 1 : 0);
-    if (release)
-      release(r, loc, overlap ? 1 : 0);
-    if (!overlap)
-      lw.waitedAll.insert(op.getOperation());
-  }
-  if (overlap || deferred) {
+  lw.target.wgmmaWait(r, loc, overlap ? 1 : 0);
+  if (release)
+    release(r, loc, overlap ? 1 : 0);
+  if (overlap) {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPointAfter(op->getParentOp());
     lw.target.wgmmaWait(r, loc, 0);

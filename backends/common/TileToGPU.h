@@ -120,13 +120,6 @@ struct TileLowering {
   /// `producers` (per loop: the branch the producer runs and its loop's body) while lowering.
   std::set<mlir::Operation *> producerDots;
   mutable std::map<mlir::Operation *, std::pair<mlir::Operation *, mlir::Block *>> producers;
-  /// Dots of a loop whose result only goes around it (attention's P V) while an earlier
-  /// warpgroup dot of the loop (the scores), mapped here, waits for all of the program's matrix
-  /// instructions before any use of that result: where their stages are released by their readers,
-  /// the later dot's instructions stay in flight into the next iteration (planned before the
-  /// conversion; `waitedAll`: the dots whose lowering did wait for all, filled while lowering).
-  std::map<mlir::Operation *, mlir::Operation *> deferredWaits;
-  mutable std::set<mlir::Operation *> waitedAll;
   struct TensorCopy {
     mlir::Value map;
     mlir::Value row0, col0, slice; // slice: the third coordinate of a stacked matrix, else null

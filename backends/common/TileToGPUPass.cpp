@@ -296,43 +296,13 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       if (cols > 0 && fitsMmaAccumulatorLayout(shape, threads, cols))
         lowering.mmaShapes[shape] = cols;
     });
-  // The dots directly in each loop, in order (deferred waits, pingpong, the producer).
+  // The dots directly in each loop, in order (for the options that work on a loop's dots).
   std::map<Operation *, SmallVector<Operation *>> dotsByLoop;
-  func.walk([&](tile::DotOp dot) {
-    if (isa<scf::ForOp>(dot->getParentOp()))
-      dotsByLoop[dot->getParentOp()].push_back(dot.getOperation());
-  });
-  // A later warpgroup dot of a loop whose result only goes around it, every use of it in the loop
-  // after an earlier warpgroup dot that waits for all the matrix instructions (one that uses its
-  // result in the iteration): the later dot's wait may move there (TileLowering::deferredWaits).
-  for (auto &[loop, dots] : dotsByLoop) {
-    auto carriedOnly = [&](Operation *dot) -> std::optional<unsigned> {
-      if (!dot->hasOneUse() || !isa<scf::YieldOp>(*dot->getUsers().begin()))
-        return std::nullopt;
-      OpOperand &use = *dot->getUses().begin();
-      return use.getOperandNumber();
-    };
-    Operation *waiter = nullptr; // the loop's first warpgroup dot that waits for all
-    for (Operation *dot : dots) {
-      if (!lowering.warpgroupDots.count(dot))
-        continue;
-      if (!waiter) {
-        if (!lowering.warpgroupDots.at(dot) && !carriedOnly(dot))
-          waiter = dot;
-        continue;
-      }
-      std::optional<unsigned> at = carriedOnly(dot);
-      if (!at)
-        continue;
-      Value arg = cast<scf::ForOp>(loop).getRegionIterArgs()[*at];
-      const bool after = llvm::all_of(arg.getUses(), [&](OpOperand &u) {
-        Operation *user = loop->getRegion(0).front().findAncestorOpInBlock(*u.getOwner());
-        return user && waiter->isBeforeInBlock(user);
-      });
-      if (after)
-        lowering.deferredWaits[dot] = waiter;
-    }
-  }
+  if (lowering.warpgroupPingpong || copies.producer != TensorCopyOptions::Producer::Off)
+    func.walk([&](tile::DotOp dot) {
+      if (isa<scf::ForOp>(dot->getParentOp()))
+        dotsByLoop[dot->getParentOp()].push_back(dot.getOperation());
+    });
   // Loops with several warpgroup dots (attention's two) whose two warpgroups may take turns.
   if (lowering.warpgroupPingpong && threads == 256)
     for (auto &[loop, dots] : dotsByLoop) {

@@ -104,34 +104,17 @@
 // PRODUCER-NOT: nvvm.cp.async.bulk.tensor
 // PRODUCER: nvvm.mbarrier.try_wait.parity
 // PRODUCER: nvvm.wgmma.fence.aligned
-// PRODUCER: nvvm.wgmma.wait.group.sync.aligned 0
 // PRODUCER: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
-// The values' dot stays in flight into the next iteration, whose scores' wait ends it: there it
-// releases the previous iteration's stage, and one wait follows the loop.
 // PRODUCER: nvvm.mbarrier.try_wait.parity
-// PRODUCER: arith.cmpi uge, %{{.*}}, %c1_i32
-// PRODUCER: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // PRODUCER: nvvm.wgmma.fence.aligned
-// PRODUCER: nvvm.wgmma.commit.group.sync.aligned
-// PRODUCER-NOT: nvvm.wgmma.wait
+// PRODUCER: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // PRODUCER-NOT: gpu.barrier
 // PRODUCER-NOT: nvvm.cp.async.bulk.tensor
 // PRODUCER: scf.yield
-// PRODUCER-NEXT: }
-// PRODUCER-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // Without the option: no named barrier.
 // OFF-LABEL: gpu.func @attention
 // OFF-NOT: nvvm.barrier id
 // OFF-NOT: nvvm.barrier.arrive
-// Released stages without a producer: the values' dot stays in flight into the next iteration too.
-// OFF: scf.for
-// OFF: nvvm.wgmma.commit.group.sync.aligned
-// OFF-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// OFF: nvvm.wgmma.commit.group.sync.aligned
-// OFF-NOT: nvvm.wgmma.wait
-// OFF: scf.yield
-// OFF-NEXT: }
-// OFF-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // With a barrier of the program in each iteration the warpgroups cannot take turns.
 // ALIGNED: error: warpgroup-pingpong: the dots of this loop need two warpgroups on the warpgroup units and stages their readers release (every operand by tensor copy, tensor-copy-release=mbarrier)
 module {
