@@ -62,14 +62,11 @@ template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, 
     const DType dt = tessera::DTypeOf<T>::value;
     tl::Tile head = tl::program_id(1) * seq * D; // this (batch, head)'s [seq x D] slice
     tl::Tile log2Scale = scale * 1.4426950408889634f;
-    // Causal: a block of rows takes as many key blocks as it is far down, so the programs take
-    // them last first: the longest start first and the last to start are the shortest.
-    tl::Tile block = causal ? tl::num_programs(0) - 1 - tl::program_id(0) : tl::program_id(0);
-    tl::Tile rowIds = block * BLOCK_M + tl::arange(0, BLOCK_M);
+    tl::Tile rowIds = tl::program_id(0) * BLOCK_M + tl::arange(0, BLOCK_M);
     tl::Tile rows = tl::expand_dims(rowIds, 1), dims = tl::expand_dims(tl::arange(0, D), 0);
     tl::Tile qTile = tl::load(q + head + rows * D + dims, rows < seq, 0); // BLOCK_M x D
     // Causal: keys past the block's last row never count.
-    tl::Tile end = causal ? tl::minimum(seq, (block + 1) * BLOCK_M) : tl::Tile(seq);
+    tl::Tile end = causal ? tl::minimum(seq, (tl::program_id(0) + 1) * BLOCK_M) : tl::Tile(seq);
     std::vector<tl::Tile> init{tl::full({BLOCK_M}, -INFINITY, DType::F32), tl::zeros({BLOCK_M}, DType::F32),
                                tl::zeros({BLOCK_M, D}, DType::F32)};
     std::vector<tl::Tile> done = tl::for_range(0, end, BLOCK_N, init, [&](const tl::Tile &start, const std::vector<tl::Tile> &st) {
@@ -80,8 +77,9 @@ template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, 
       // tl::trans moves nothing.
       tl::Tile kTile = tl::load(k + head + keyRows * D + dims, keyRows < seq, 0);        // BLOCK_N x D
       tl::Tile s = tl::dot(qTile, tl::trans(kTile));                                       // BLOCK_M x BLOCK_N
-      tl::Tile valid = keyCols < seq;
-      if (causal) valid = valid & (keyCols <= rows);
+      // Keys past the sequence never count; causal, nor past the row (rows < seq for every row
+      // stored: one compare a score).
+      tl::Tile valid = causal ? keyCols <= tl::minimum(rows, seq - 1) : keyCols < seq;
       s = tl::where(valid, s, -INFINITY);
       // Base 2 with the scale folded in: exp(x * scale) = exp2(x * scale * log2(e)), so each score
       // costs one multiply-add and one exp2 (fast mode: ex2.approx). m is kept in that base, and the
