@@ -260,9 +260,9 @@ Measurement run(Device &dev, const Package &pkg, const Problem &p, const Options
 }
 
 Status measureLaunchOverhead(Device &dev, const Problem &smallest, const PackageSource &packageFor, Report &report) {
-  // One program of work per launch: the loop is bound by the host, not by the device.
+  // One program of work per launch: the loop is bound by the host, not by the device. In the
+  // first problem's mode (a run filtered to portable kernels has no fast package to load).
   Problem p = smallest;
-  p.portable = false;
   p.cols = p.block;
   p.rows = 1;
   Result<Package> pkg = packageFor(p);
