@@ -74,9 +74,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "operand they copy by tensor copy gets a warpgroup of its own that issues the copies, "
            "ahead of the others, which release each stage once read (the program has 128 threads "
            "more: tessera.producer_threads). on, off, or auto (the default): programs of two "
-           "warpgroups or more whose loop copies no dot's A (attention's: measured 9% faster; the "
-           "matmul's tensor-copy form was no faster, or slower where it kept a second program off "
-           "the multiprocessor, docs/bench.md)">,
+           "warpgroups or more whose loop copies no dot's A (attention's: measured 7-9% faster) and "
+           "whose accumulators take 96 values a thread or more (with fewer a second program fits a "
+           "multiprocessor without it; the matmul's tensor-copy form was no faster, docs/bench.md)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];

@@ -335,8 +335,27 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
         .wasInterrupted();
   };
   // Under `auto`, only programs of two warpgroups or more whose loop copies no dot's A
-  // (attention's: its matrices' A comes from registers or is staged once before the loop).
+  // (attention's: its matrices' A comes from registers or is staged once before the loop), and
+  // whose dots' accumulators alone take three quarters of the registers a thread would have with
+  // two programs on a multiprocessor: the producer's program (launched at 168 or fewer) then
+  // costs no second program. Run 44, attention at D = 64: 128 x 128 (96 accumulator values a
+  // thread) 323 against 300 TFLOP/s with the producer, 128 x 64 (64 values, two programs a
+  // multiprocessor without it) 256 against 320.
   const bool automatic = copies.producer == TensorCopyOptions::Producer::Auto;
+  auto fillsRegisters = [&](ArrayRef<Operation *> dots) {
+    int64_t values = 0, perThread = 0;
+    for (Operation *op : dots) {
+      auto dot = cast<tile::DotOp>(op);
+      auto c = cast<RankedTensorType>(dot.getType());
+      std::optional<TargetInfo::WgmmaShape> unit =
+          target.wgmmaShape(cast<RankedTensorType>(dot.getA().getType()).getElementType(), c.getElementType());
+      if (!unit)
+        return false;
+      values += c.getNumElements() / threads;
+      perThread = unit->registersPerProcessor / (2 * threads);
+    }
+    return 4 * values >= 3 * perThread;
+  };
   if (copies.producer != TensorCopyOptions::Producer::Off && target.hasTensorCopies() && threads % 128 == 0 &&
       (!automatic || threads >= 256) && !atomics()) {
     SmallVector<Operation *> loops;
@@ -349,7 +368,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
         for (int i = 0; i < 2 && ok; ++i)
           ok = !plan->second.direct[i] || lowering.tensorCopies.count(plan->second.direct[i]);
       }
-      if (ok)
+      if (ok && (!automatic || fillsRegisters(dots)))
         loops.push_back(loop);
     }
     if (loops.size() == 1) {

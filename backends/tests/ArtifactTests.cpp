@@ -206,23 +206,30 @@ TEST_CASE("artifact.producer_warpgroup_form") {
 }
 
 TEST_CASE("artifact.producer_warpgroup_by_default_on_two_warpgroups") {
-  // Unset (auto): a program of two warpgroups whose loop copies no dot's A (attention's) gets the
-  // producer (run 40: 9% faster); one warpgroup does not, nor TESSERA_PRODUCER_WARP=0.
-  auto blockOf = [](uint32_t warps) {
-    Package p = require(compile(require(traceScores(false, 0.0f, warps, 128), "trace"), nvptxTarget("sm_90a")), "compile");
+  // Unset (auto): a program of two warpgroups whose loop copies no dot's A (attention's) and whose
+  // accumulators take 96 values a thread or more gets the producer (runs 40 and 44: 7-9% faster);
+  // one warpgroup does not, nor smaller accumulators (run 44: the producer cost a second program
+  // a multiprocessor), nor TESSERA_PRODUCER_WARP=0.
+  auto blockOf = [](uint32_t warps, int keys) {
+    Package p = require(compile(require(traceScores(false, 0.0f, warps, 128, keys), "trace"), nvptxTarget("sm_90a")),
+                        "compile");
     REQUIRE(p.kernels[0].artifacts.size() == 2);
     CHECK(p.kernels[0].artifacts[0].blockSize[0] == warps * 32);
     return p.kernels[0].artifacts[1].blockSize[0];
   };
   ::unsetenv("TESSERA_PRODUCER_WARP");
-  CHECK(blockOf(8) == 8 * 32 + 128);
-  CHECK(blockOf(4) == 4 * 32);
+  CHECK(blockOf(8, 256) == 8 * 32 + 128); // 128 accumulator values a thread
+  CHECK(blockOf(8, 64) == 8 * 32);        // 32
+  CHECK(blockOf(4, 256) == 4 * 32);
   ::setenv("TESSERA_PRODUCER_WARP", "0", 1);
-  const uint32_t off = blockOf(8);
+  const uint32_t off = blockOf(8, 256);
+  ::setenv("TESSERA_PRODUCER_WARP", "1", 1);
+  const uint32_t on = blockOf(8, 64);
   ::setenv("TESSERA_PRODUCER_WARP", "sometimes", 1);
-  Result<Package> bad = compile(require(traceScores(false, 0.0f, 8, 128), "trace"), nvptxTarget("sm_90a"));
+  Result<Package> bad = compile(require(traceScores(false, 0.0f, 8, 128, 256), "trace"), nvptxTarget("sm_90a"));
   ::unsetenv("TESSERA_PRODUCER_WARP");
   CHECK(off == 8 * 32);
+  CHECK(on == 8 * 32 + 128);
   REQUIRE_FALSE(bad);
   CHECK(contains(bad.status().message(), "producer-warp='sometimes': use auto, on or off"));
 }

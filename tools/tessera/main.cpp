@@ -49,7 +49,8 @@ void printHelp(FILE *out) {
              "                     several dots\n"
              "  TESSERA_PRODUCER_WARP  1 | 0 | auto (compiling): the tensor-copy form gets a warpgroup more that\n"
              "                     issues a loop's copies ahead of the others; auto (unset): programs of two\n"
-             "                     warpgroups or more whose loop copies no dot's A (attention's)\n",
+             "                     warpgroups or more whose loop copies no dot's A (attention's) and whose\n"
+             "                     accumulators take 96 values a thread or more\n",
              out);
 }
 
