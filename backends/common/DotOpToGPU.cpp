@@ -707,6 +707,35 @@ bool runsOnWarpgroupUnits(Operation *op, const TileLowering &lw) {
   return accumulatorShaped;
 }
 
+namespace {
+/// Where a warpgroup dot's arrays start (lowerWithWarpgroupUnits): the units' swizzle repeats every 1 KiB.
+constexpr int64_t kWarpgroupAlign = 1024;
+/// Elements of A and B one stage of a warpgroup dot holds (lowerWithWarpgroupUnits): no A where it
+/// comes from registers (not copied from its buffer, and changed by its loop).
+std::array<int64_t, 2> warpgroupStageElements(tile::DotOp dot, bool aCopied) {
+  const DotShape d(dot);
+  const bool aInRegisters = !aCopied && !invariantLoop(dot, dot.getA());
+  return {aInRegisters ? 0 : d.M * d.K, d.K * d.N};
+}
+} // namespace
+
+bool warpgroupStagesFit(ArrayRef<Operation *> dots, const TileLowering &lw) {
+  int64_t bytes = lw.sharedBytes;
+  for (Operation *op : dots) {
+    auto dot = cast<tile::DotOp>(op);
+    auto plan = lw.dotStaging.find(op);
+    const DotShape d(dot);
+    std::optional<TargetInfo::WgmmaShape> unit = lw.target.wgmmaShape(d.in, d.accElem);
+    if (plan == lw.dotStaging.end() || !unit)
+      return false;
+    const std::array<int64_t, 2> elements = warpgroupStageElements(dot, plan->second.direct[0] != nullptr);
+    bytes = llvm::alignTo(bytes, kWarpgroupAlign) + 2 * (elements[0] + elements[1]) * (d.in.getIntOrFloatBitWidth() / 8);
+    if (bytes > unit->sharedLimit)
+      return false;
+  }
+  return true;
+}
+
 bool accumulatesAcrossLoop(Operation *op) {
   auto dot = dyn_cast<tile::DotOp>(op);
   auto loop = dot ? dyn_cast<scf::ForOp>(dot->getParentOp()) : nullptr;
@@ -941,7 +970,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
     return std::nullopt;
   const int64_t W = lw.threads / 32, R = 8 * W, groupsOfWarps = W / 4;
   const int64_t wa = swizzleWidth(K), wb = transB ? wa : swizzleWidth(N); // row widths of A (B^T) and B
-  const int64_t sizes[2] = {aFrom == AFrom::Registers ? 0 : M * K, K * N}, inBytes = 2, kAlign = 1024;
+  const std::array<int64_t, 2> elements = warpgroupStageElements(op, aFrom == AFrom::Buffer);
+  const int64_t sizes[2] = {elements[0], elements[1]}, inBytes = 2, kAlign = kWarpgroupAlign;
   auto bytesWith = [&](int64_t s) {
     return (lw.sharedBytes + kAlign - 1) / kAlign * kAlign + s * (sizes[0] + sizes[1]) * inBytes;
   };
@@ -1419,15 +1449,19 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     auto [aType, bType, cType, M, K, N, in, accElem, transB] = d;
     const bool isFloat = isa<FloatType>(accElem);
     const BlockedLayout lc = lw.layoutOf(cType);
-    // Matrix units first, where the target has them for these types and shapes.
-    for (auto lower : {lowerWithWarpgroupUnits, lowerWithMatrixUnits, lowerWithCoopMatrixLanes, lowerWithCoopMatrices})
+    // Matrix units first, where the target has them for these types and shapes. A dot whose copies
+    // a producer warpgroup issues has only the warpgroup units (its program has the producer's
+    // threads).
+    const bool producer = lw.producerDots.count(op.getOperation());
+    for (auto lower : {lowerWithWarpgroupUnits, lowerWithMatrixUnits, lowerWithCoopMatrixLanes, lowerWithCoopMatrices}) {
       if (std::optional<SmallVector<Value>> via = lower(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
         r.replaceOpWithMultiple(op, {ValueRange(*via)});
         return success();
       }
-    if (lw.producerDots.count(op.getOperation())) // a producer warpgroup issues the loop's copies: this one's too
-      return op.emitError("producer-warp: this dot's operands must come by tensor copy on the warpgroup units, from "
-                          "offsets of the loop's induction variable and values known before the loop");
+      if (producer)
+        return op.emitError("producer-warp: this dot's operands must come by tensor copy on the warpgroup units, in "
+                            "stages");
+    }
     if (lw.pingpongDots.count(op.getOperation())) // the loop's other dots take turns: this one must too
       return op.emitError("warpgroup-pingpong: the dots of this loop need two warpgroups on the warpgroup units "
                           "and stages their readers release (every operand by tensor copy, "

@@ -178,6 +178,11 @@ int64_t kernelRunLimit(mlir::Operation *kernel);
 /// subgroups down the rows. Asked before the conversion (it reads the tile ops around the dot).
 bool runsOnWarpgroupUnits(mlir::Operation *dot, const TileLowering &lowering);
 
+/// Do two stages of every dot of `dots` (one loop's, in order, all planned for the warpgroup
+/// units: dotStaging) fit the units' shared memory together, as lowerWithWarpgroupUnits lays
+/// them out? A producer warpgroup needs them (TileToGPUPass, producer-warp=auto).
+bool warpgroupStagesFit(llvm::ArrayRef<mlir::Operation *> dots, const TileLowering &lowering);
+
 /// Is this dot the only use of its loop's iteration argument `acc`, and its result only what the
 /// loop yields for it? Then nothing reads the accumulator until the loop ends.
 bool accumulatesAcrossLoop(mlir::Operation *dot);

@@ -323,7 +323,8 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   }
   planDotStaging(func, lowering);
   // A producer warpgroup (option producer-warp) for the kernel's one top-level loop whose dots all
-  // run pipelined on the warpgroup units with every operand they copy (B at least) by tensor copy.
+  // run pipelined on the warpgroup units with every operand they copy (B at least) by tensor copy,
+  // two stages each.
   // Its threads run the kernel's code before that loop as copies of the first threads (stores
   // there write the same values twice), so not in kernels with atomics.
   auto atomics = [&] {
@@ -368,7 +369,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
         for (int i = 0; i < 2 && ok; ++i)
           ok = !plan->second.direct[i] || lowering.tensorCopies.count(plan->second.direct[i]);
       }
-      if (ok && (!automatic || fillsRegisters(dots)))
+      if (ok && warpgroupStagesFit(dots, lowering) && (!automatic || fillsRegisters(dots)))
         loops.push_back(loop);
     }
     if (loops.size() == 1) {

@@ -221,6 +221,14 @@ TEST_CASE("artifact.producer_warpgroup_by_default_on_two_warpgroups") {
   CHECK(blockOf(8, 256) == 8 * 32 + 128); // 128 accumulator values a thread
   CHECK(blockOf(8, 64) == 8 * 32);        // 32
   CHECK(blockOf(4, 256) == 4 * 32);
+  // Nor where two stages of the keys do not fit shared memory (the producer needs them): rows of
+  // 256 elements, 128 x 256 keys a stage. The kernel still compiles, without it.
+  {
+    Package p = require(compile(require(traceScores(false, 0.0f, 8, 128, 256, 256), "trace"), nvptxTarget("sm_90a")),
+                        "compile");
+    for (const Artifact &a : p.kernels[0].artifacts)
+      CHECK(a.blockSize[0] == 8 * 32);
+  }
   ::setenv("TESSERA_PRODUCER_WARP", "0", 1);
   const uint32_t off = blockOf(8, 256);
   ::setenv("TESSERA_PRODUCER_WARP", "1", 1);

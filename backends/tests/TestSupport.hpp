@@ -141,18 +141,18 @@ inline Result<TracedKernel> traceMatmul(int BM, int BN, int BK, Numerics mode, u
 /// loop, the keys in each iteration (rows bounded by seq, columns from 0 unmasked, `other` past
 /// seq). `computedStride`: the keys' row stride max(seq, 64), computed in the kernel, else 64.
 /// `warps` subgroups compute blocks of `blockRows` queries against blocks of `keys` keys (the
-/// scores summed over the key blocks: out is seq x keys a slice).
+/// scores summed over the key blocks: out is seq x keys a slice), rows of `dims` elements.
 inline Result<TracedKernel> traceScores(bool computedStride = false, float other = 0.0f, uint32_t warps = 4,
-                                        int blockRows = 64, int keys = 64) {
+                                        int blockRows = 64, int keys = 64, int dims = 64) {
   auto scores = [=](tl::Ptr<f16> q, tl::Ptr<f16> k, tl::Ptr<float> out, tl::Scalar<int32_t> seq) {
-    auto strided = [&](const tl::Tile &t) { return computedStride ? t * tl::maximum(seq, 64) : t * 64; };
+    auto strided = [&](const tl::Tile &t) { return computedStride ? t * tl::maximum(seq, dims) : t * dims; };
     tl::Tile head = strided(tl::program_id(1) * seq);
     tl::Tile rows = tl::expand_dims(tl::program_id(0) * blockRows + tl::arange(0, blockRows), 1),
-             dims = tl::expand_dims(tl::arange(0, 64), 0);
-    tl::Tile x = tl::load(q + head + strided(rows) + dims, rows < seq, 0);
+             cols = tl::expand_dims(tl::arange(0, dims), 0);
+    tl::Tile x = tl::load(q + head + strided(rows) + cols, rows < seq, 0);
     tl::Tile acc = tl::for_range(0, seq, keys, tl::zeros({blockRows, keys}, DType::F32), [&](const tl::Tile &start, const tl::Tile &acc) {
       tl::Tile keyRows = tl::expand_dims(start + tl::arange(0, keys), 1);
-      return tl::dot(x, tl::trans(tl::load(k + head + strided(keyRows) + dims, keyRows < seq, other)), acc);
+      return tl::dot(x, tl::trans(tl::load(k + head + strided(keyRows) + cols, keyRows < seq, other)), acc);
     });
     tl::Tile slice = tl::program_id(1) * seq * keys;
     tl::store(out + slice + rows * keys + tl::expand_dims(tl::arange(0, keys), 0), acc, rows < seq);
