@@ -19,7 +19,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <functional>
@@ -323,7 +322,6 @@ struct TensorIssue {
       issue;
   int64_t bytes = 0;
   int64_t boxes = 0;
-  llvm::SmallVector<Value, 3> scalars; // the tile IR's scalars `issue` reads
 };
 
 /// Registers a thread of a producer warpgroup (TileLowering::producerDots) keeps; the other
@@ -561,20 +559,13 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   // operands all by tensor copy: the first dot's barrier (which every thread passes only after
   // the previous iteration's dots are done) frees this dot's stage too, so its copies go right
   // after the first dot's, and this dot needs no barrier of its own (TileLowering::loopCopies).
-  // Only where the scalars its copies read are known by then.
+  // (The scalars its copies read, the induction variable or values from before the loop, are
+  // known there.)
   Operation *leader = nullptr;
   const bool sharesBarrier = tensorOnly && !released && ahead == stages - 1;
   if (sharesBarrier)
-    if (auto it = lw.loopCopies.find(loop.getOperation()); it != lw.loopCopies.end() && it->second.first != op.getOperation()) {
+    if (auto it = lw.loopCopies.find(loop.getOperation()); it != lw.loopCopies.end() && it->second.first != op.getOperation())
       leader = it->second.second;
-      DominanceInfo dom;
-      for (int i = 0; i < 2 && leader; ++i)
-        for (Value s : tensor[i].scalars) {
-          Value mapped = r.getRemappedValue(s);
-          if (mapped != iv && !dom.properlyDominates(mapped, leader))
-            leader = nullptr;
-        }
-    }
   if (!released && !leader) {
     // Writes of this thread (copies, registers) before the units read them; bulk tensor copies
     // write as the units read (the async proxy), ordered by the barrier's phase.
@@ -1067,9 +1058,6 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
       };
       tensor[i].bytes = box.rows * box.cols * inBytes;
       tensor[i].boxes = (box.cols / box.boxCols) * (box.rows / box.boxRows);
-      for (Value s : {tc.row0, tc.col0, tc.slice})
-        if (s)
-          tensor[i].scalars.push_back(s);
       tensor[i].issue = [&lw, box, tc, stagedRow, inBytes](OpBuilder &x, Location xl, Value shared, Value stage,
                                                            const std::function<Value(Value)> &scalar, Value barriers,
                                                            Value index, Value lane, int64_t firstBox) {
@@ -1097,20 +1085,12 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
       };
     }
     // A producer warpgroup runs the loop's copies in a loop of its own before this one: every
-    // operand copied must come by tensor copy, and the scalars the copies read must be the
-    // induction variable or known before the loop.
-    if (lw.producerDots.count(op.getOperation())) {
-      auto loop = cast<scf::ForOp>(op->getParentOp());
-      for (int i = 0; i < 2; ++i) {
+    // operand copied must come by tensor copy (the scalars the copies read are the induction
+    // variable or from before the loop, as directLoad's leaves are).
+    if (lw.producerDots.count(op.getOperation()))
+      for (int i = 0; i < 2; ++i)
         if (direct[i] && !tensor[i].issue)
           return std::nullopt;
-        for (Value s : tensor[i].scalars) {
-          Value mapped = r.getRemappedValue(s);
-          if (mapped != loop.getInductionVar() && !loop.isDefinedOutsideOfLoop(mapped))
-            return std::nullopt;
-        }
-      }
-    }
     PipelinedStaging staged = stagePipelined(r, loc, lw, op, {a, b}, direct, sizes, {K, transB ? K : N}, stages, place,
                                              kAlign, ahead, tensor);
     sa = staged.a, sb = staged.b, aStage = staged.aStart, bStage = staged.bStart;
