@@ -10,6 +10,8 @@
 //                         [--blocks=BLOCK_MxBLOCK_N] [--warps=W] (subgroups per program; default 4)
 //                         [--repeat=R]
 //                         [--stages=2] (the next key block's K and V loaded before this block's work)
+//                         [--overlap=0|1] (the loop rotated: a block's softmax while the matrix units
+//                         multiply the previous block's values)
 //                         [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for
 //                         these PTX chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup units)
 // The blocks default to 128 x 128 on 8 warps for D = 128 through CUDA on sm_90 (two warpgroups of
@@ -43,9 +45,10 @@ using tessera::f16;
 
 struct Blocks {
   int m = 0, n = 0, stages = 1, warps = 4;
+  int overlap = -1; // the rotated loop (1), or not (0); -1: chosen with the blocks
   std::string name() const {
     return std::to_string(m) + "x" + std::to_string(n) + (warps != 4 ? "w" + std::to_string(warps) : "") +
-           (stages > 1 ? "s" + std::to_string(stages) : "");
+           (stages > 1 ? "s" + std::to_string(stages) : "") + (overlap == 1 ? "o" : "");
   }
 };
 static std::string packageName(const std::string &dtype, int D, bool causal, bool portable, Blocks bl) {
@@ -57,7 +60,8 @@ static std::string packageName(const std::string &dtype, int D, bool causal, boo
 namespace tl = tessera::tl;
 template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, bool causal, bool portable, Blocks bl) {
   const int BLOCK_M = bl.m, BLOCK_N = bl.n;
-  auto attention = [D, causal, BLOCK_M, BLOCK_N](tl::Ptr<T> q, tl::Ptr<T> k, tl::Ptr<T> v, tl::Ptr<T> o, tl::Scalar<int32_t> seq,
+  const bool overlap = bl.overlap == 1;
+  auto attention = [D, causal, overlap, BLOCK_M, BLOCK_N](tl::Ptr<T> q, tl::Ptr<T> k, tl::Ptr<T> v, tl::Ptr<T> o, tl::Scalar<int32_t> seq,
                                tl::Scalar<float> scale) {
     const DType dt = tessera::DTypeOf<T>::value;
     tl::Tile head = tl::program_id(1) * seq * D; // this (batch, head)'s [seq x D] slice
@@ -67,30 +71,65 @@ template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, 
     tl::Tile qTile = tl::load(q + head + rows * D + dims, rows < seq, 0); // BLOCK_M x D
     // Causal: keys past the block's last row never count.
     tl::Tile end = causal ? tl::minimum(seq, (tl::program_id(0) + 1) * BLOCK_M) : tl::Tile(seq);
-    std::vector<tl::Tile> init{tl::full({BLOCK_M}, -INFINITY, DType::F32), tl::zeros({BLOCK_M}, DType::F32),
-                               tl::zeros({BLOCK_M, D}, DType::F32)};
-    std::vector<tl::Tile> done = tl::for_range(0, end, BLOCK_N, init, [&](const tl::Tile &start, const std::vector<tl::Tile> &st) {
-      const tl::Tile &m = st[0], &l = st[1], &acc = st[2];
-      tl::Tile keys = start + tl::arange(0, BLOCK_N);
-      tl::Tile keyRows = tl::expand_dims(keys, 1), keyCols = tl::expand_dims(keys, 0);
+    // Scores of one key block, masked: keys past the sequence never count; causal, nor past the
+    // row (rows < seq for every row stored: one compare a score).
+    auto scores = [&](const tl::Tile &keys) {
+      tl::Tile keyRows = tl::expand_dims(keys, 1);
       // The keys' rows as they lie in memory (wide loads); the dot reads them transposed, so
       // tl::trans moves nothing.
-      tl::Tile kTile = tl::load(k + head + keyRows * D + dims, keyRows < seq, 0);        // BLOCK_N x D
-      tl::Tile s = tl::dot(qTile, tl::trans(kTile));                                       // BLOCK_M x BLOCK_N
-      // Keys past the sequence never count; causal, nor past the row (rows < seq for every row
-      // stored: one compare a score).
-      tl::Tile valid = causal ? keyCols <= tl::minimum(rows, seq - 1) : keyCols < seq;
-      s = tl::where(valid, s, -INFINITY);
-      // Base 2 with the scale folded in: exp(x * scale) = exp2(x * scale * log2(e)), so each score
-      // costs one multiply-add and one exp2 (fast mode: ex2.approx). m is kept in that base, and the
-      // row maximum is taken before scaling (scaling by a positive number keeps the order).
+      tl::Tile kTile = tl::load(k + head + keyRows * D + dims, keyRows < seq, 0); // BLOCK_N x D
+      return tl::dot(qTile, tl::trans(kTile));                                  // BLOCK_M x BLOCK_N
+    };
+    auto valid = [&](const tl::Tile &keys) {
+      tl::Tile keyCols = tl::expand_dims(keys, 0);
+      return causal ? keyCols <= tl::minimum(rows, seq - 1) : keyCols < seq;
+    };
+    // Base 2 with the scale folded in: exp(x * scale) = exp2(x * scale * log2(e)), so each score
+    // costs one multiply-add and one exp2 (fast mode: ex2.approx). m is kept in that base, and the
+    // row maximum is taken before scaling (scaling by a positive number keeps the order).
+    struct Softmax {
+      tl::Tile m, p, alpha;
+    };
+    auto softmax = [&](const tl::Tile &s, const tl::Tile &m) {
       tl::Tile mNew = tl::maximum(m, tl::max(s, 1) * log2Scale);
-      tl::Tile p = tl::exp2(s * log2Scale - tl::expand_dims(mNew, 1));
-      tl::Tile alpha = tl::exp2(m - mNew);
-      tl::Tile vTile = tl::load(v + head + keyRows * D + dims, keyRows < seq, 0); // BLOCK_N x D
-      tl::Tile accNew = tl::dot(tl::cast(p, dt), vTile, acc * tl::expand_dims(alpha, 1));
-      return std::vector<tl::Tile>{mNew, l * alpha + tl::sum(p, 1), accNew};
-    });
+      return Softmax{mNew, tl::exp2(s * log2Scale - tl::expand_dims(mNew, 1)), tl::exp2(m - mNew)};
+    };
+    std::vector<tl::Tile> init{tl::full({BLOCK_M}, -INFINITY, DType::F32), tl::zeros({BLOCK_M}, DType::F32),
+                               tl::zeros({BLOCK_M, D}, DType::F32)};
+    std::vector<tl::Tile> done;
+    if (!overlap) {
+      done = tl::for_range(0, end, BLOCK_N, init, [&](const tl::Tile &start, const std::vector<tl::Tile> &st) {
+        const tl::Tile &m = st[0], &l = st[1], &acc = st[2];
+        tl::Tile keys = start + tl::arange(0, BLOCK_N);
+        tl::Tile s = scores(keys);
+        Softmax sm = softmax(tl::where(valid(keys), s, -INFINITY), m);
+        tl::Tile keyRows = tl::expand_dims(keys, 1);
+        tl::Tile vTile = tl::load(v + head + keyRows * D + dims, keyRows < seq, 0); // BLOCK_N x D
+        tl::Tile accNew = tl::dot(tl::cast(sm.p, dt), vTile, acc * tl::expand_dims(sm.alpha, 1));
+        return std::vector<tl::Tile>{sm.m, l * sm.alpha + tl::sum(sm.p, 1), accNew};
+      });
+    } else {
+      // Rotated: an iteration issues this key block's scores, then the previous block's
+      // probabilities times its values, then this block's softmax, which needs only the scores:
+      // it runs while the matrix units multiply the values (each dot is waited for where its
+      // result is first used). One iteration more: the first multiplies zero probabilities (the
+      // values of keys below 0 load as zeros), the last's keys are all masked off.
+      init.push_back(tl::zeros({BLOCK_M, BLOCK_N}, dt));       // the previous block's probabilities
+      init.push_back(tl::full({BLOCK_M}, 1.0f, DType::F32)); // and their rescaling of acc
+      done = tl::for_range(0, end + BLOCK_N, BLOCK_N, init, [&](const tl::Tile &start, const std::vector<tl::Tile> &st) {
+        const tl::Tile &m = st[0], &l = st[1], &acc = st[2], &pPrev = st[3], &alphaPrev = st[4];
+        // (acc rescaled before the scores' instructions are in flight: its registers are another
+        // dot's result, which ptxas would otherwise wait for all the units' instructions to read.)
+        tl::Tile accScaled = acc * tl::expand_dims(alphaPrev, 1);
+        tl::Tile keys = start + tl::arange(0, BLOCK_N);
+        tl::Tile s = scores(keys);
+        tl::Tile prevRows = tl::expand_dims(start + tl::arange(-BLOCK_N, 0), 1);
+        tl::Tile vTile = tl::load(v + head + prevRows * D + dims, (prevRows >= 0) & (prevRows < seq), 0);
+        tl::Tile accNew = tl::dot(pPrev, vTile, accScaled);
+        Softmax sm = softmax(tl::where(valid(keys), s, -INFINITY), m);
+        return std::vector<tl::Tile>{sm.m, l * sm.alpha + tl::sum(sm.p, 1), accNew, tl::cast(sm.p, dt), sm.alpha};
+      });
+    }
     tl::Tile out = done[2] / tl::expand_dims(done[1], 1);
     tl::store(o + head + rows * D + dims, tl::cast(out, dt), rows < seq);
   };
@@ -126,6 +165,8 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
          : (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages, bl.warps}
                                                                                : Blocks{16, 16, bl.stages, bl.warps};
   }
+  if (bl.overlap < 0)
+    bl.overlap = 0;
   const int BLOCK_M = bl.m;
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceAttention<T>(D, causal, portable, bl);
@@ -259,6 +300,7 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
     else if (!std::strncmp(argv[i], "--stages=", 9)) bl.stages = std::atoi(argv[i] + 9);
+    else if (!std::strcmp(argv[i], "--overlap=0") || !std::strcmp(argv[i], "--overlap=1")) bl.overlap = argv[i][10] - '0';
     else if (!std::strncmp(argv[i], "--warps=", 8)) {
       bl.warps = std::atoi(argv[i] + 8);
       if (bl.warps < 1 || bl.warps > 32 || (bl.warps & (bl.warps - 1)))

@@ -1061,7 +1061,12 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
       tensor[i].issue = [&lw, box, tc, stagedRow, inBytes](OpBuilder &x, Location xl, Value shared, Value stage,
                                                            const std::function<Value(Value)> &scalar, Value barriers,
                                                            Value index, Value lane, int64_t firstBox) {
-        Value row0 = tc.row0 ? scalar(tc.row0) : lw.i32(x, xl, 0), col0 = tc.col0 ? scalar(tc.col0) : lw.i32(x, xl, 0);
+        auto start = [&](Value s, int64_t offset) -> Value {
+          if (!s)
+            return lw.i32(x, xl, offset);
+          return offset ? Value(arith::AddIOp::create(x, xl, scalar(s), lw.i32(x, xl, offset))) : scalar(s);
+        };
+        Value row0 = start(tc.row0, tc.rowOffset), col0 = start(tc.col0, tc.colOffset);
         Value slice = tc.slice ? scalar(tc.slice) : Value();
         Value stageBytes = arith::MulIOp::create(x, xl, stage, lw.i32(x, xl, inBytes));
         int64_t b = firstBox;
@@ -1175,9 +1180,20 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   lw.target.wgmmaCommit(r, loc);
   if (other)
     lw.target.namedBarrierArrive(r, loc, other, 256);
-  lw.target.wgmmaWait(r, loc, overlap ? 1 : 0);
-  if (release)
-    release(r, loc, overlap ? 1 : 0);
+  // Waited for where the block first uses the result (TileLowering::lateWaits), the stage released
+  // there; at once where the batch stays in flight into the next iteration (overlap).
+  auto late = lw.lateWaits.find(op.getOperation());
+  if (!overlap && late != lw.lateWaits.end()) {
+    OpBuilder::InsertionGuard guard(r);
+    r.setInsertionPoint(late->second.before);
+    lw.target.wgmmaWait(r, loc, late->second.pending);
+    if (release)
+      release(r, loc, 0);
+  } else {
+    lw.target.wgmmaWait(r, loc, overlap ? 1 : 0);
+    if (release)
+      release(r, loc, overlap ? 1 : 0);
+  }
   if (overlap) {
     OpBuilder::InsertionGuard guard(r);
     r.setInsertionPointAfter(op->getParentOp());
@@ -1433,11 +1449,16 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // a producer warpgroup issues has only the warpgroup units (its program has the producer's
     // threads).
     const bool producer = lw.producerDots.count(op.getOperation());
+    bool units = true; // (the first lowering: the warpgroup units')
     for (auto lower : {lowerWithWarpgroupUnits, lowerWithMatrixUnits, lowerWithCoopMatrixLanes, lowerWithCoopMatrices}) {
       if (std::optional<SmallVector<Value>> via = lower(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
+        // An earlier warpgroup dot's late wait counted this one's batch: an empty one keeps the count.
+        if (!units && lw.countedDots.count(op.getOperation()))
+          lw.target.wgmmaCommit(r, loc);
         r.replaceOpWithMultiple(op, {ValueRange(*via)});
         return success();
       }
+      units = false;
       if (producer)
         return op.emitError("producer-warp: this dot's operands must come by tensor copy on the warpgroup units, in "
                             "stages");
@@ -1446,6 +1467,8 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
       return op.emitError("warpgroup-pingpong: the dots of this loop need two warpgroups on the warpgroup units "
                           "and stages their readers release (every operand by tensor copy, "
                           "tensor-copy-release=mbarrier)");
+    if (lw.countedDots.count(op.getOperation())) // (as above)
+      lw.target.wgmmaCommit(r, loc);
 
     // This thread's rows are rowBase + T i (i < reps: T threads down the rows, no subgroup
     // grid). Then a is staged transposed, its rows permuted so that each thread's are
@@ -1564,7 +1587,7 @@ void planTensorCopy(tile::DotOp dot, int i, tile::LoadOp load, TileLowering &lw)
       b.getNamedAttr("rank", b.getI32IntegerAttr(w->slice ? 3 : 2)),
   }));
   func->setAttr(kTensorMapsAttr, b.getArrayAttr(maps));
-  lw.tensorCopies[load.getOperation()] = {func.getArgument(param), w->row0, w->col0, w->slice};
+  lw.tensorCopies[load.getOperation()] = {func.getArgument(param), w->row0, w->col0, w->slice, w->rowOffset, w->colOffset};
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // Which dot operand loads a tensor map can describe: a load of a window of a row-major matrix,
-// its offsets (row0 + i) * stride + col0 + j and its mask row0 + i < rows & col0 + j < cols, as
+// its offsets (row0 + i) * stride + col0 + j and its mask row0 + i < rows & col0 + j < cols
+// (and row0 + i >= 0, col0 + j >= 0 where asked), as
 // the tile IR spells them (tensorWindowOf). The warpgroup lowering copies such operands with the
 // target's bulk tensor copies (DotOpToGPU.cpp); the runtime builds the maps at launch from the
 // kernel's arguments (hostScalarOf).
@@ -22,35 +23,39 @@ Value stripBroadcast(Value v) {
   return v;
 }
 
-/// A coordinate range along dimension `dim` of a 2-D tile: expand_dims(splat(s) + arange(0, n))
-/// (either order) or expand_dims(arange(0, n)), its other dimension 1. Gives s (null for 0) and n.
+/// A coordinate range along dimension `dim` of a 2-D tile: expand_dims(splat(s) + arange(a, a + n))
+/// (either order) or expand_dims(arange(a, a + n)), its other dimension 1. Gives s (null for 0),
+/// a and n.
 struct Range {
   Value start; // null: 0
+  int64_t offset = 0;
   int64_t length = 0;
-  bool operator==(const Range &o) const { return start == o.start && length == o.length; }
+  bool operator==(const Range &o) const { return start == o.start && offset == o.offset && length == o.length; }
 };
 
 std::optional<Range> rangeAlong(Value v, int64_t dim) {
   auto expand = stripBroadcast(v).getDefiningOp<tile::ExpandDimsOp>();
   if (!expand || expand.getAxis() != 1 - dim)
     return std::nullopt;
-  auto arangeOf = [](Value x) -> std::optional<int64_t> {
+  auto arangeOf = [](Value x) -> std::optional<Range> {
     auto a = x.getDefiningOp<tile::ArangeOp>();
-    if (!a || a.getStart() != 0)
+    if (!a)
       return std::nullopt;
-    return int64_t(a.getEnd());
+    return Range{Value(), int64_t(int32_t(a.getStart())), int64_t(int32_t(a.getEnd())) - int64_t(int32_t(a.getStart()))};
   };
   Value src = expand.getSrc();
-  if (std::optional<int64_t> n = arangeOf(src))
-    return Range{Value(), *n};
+  if (std::optional<Range> r = arangeOf(src))
+    return r;
   auto add = src.getDefiningOp<arith::AddIOp>();
   if (!add)
     return std::nullopt;
   for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
     auto splat = x.getDefiningOp<tile::SplatOp>();
-    std::optional<int64_t> n = arangeOf(y);
-    if (splat && n && splat.getValue().getType().isInteger(32))
-      return Range{splat.getValue(), *n};
+    std::optional<Range> r = arangeOf(y);
+    if (splat && r && splat.getValue().getType().isInteger(32)) {
+      r->start = splat.getValue();
+      return r;
+    }
   }
   return std::nullopt;
 }
@@ -85,6 +90,31 @@ std::optional<std::pair<Range, Value>> boundOf(Value v, int64_t dim) {
   if (!range || !bound)
     return std::nullopt;
   return std::pair(*range, bound);
+}
+
+/// range >= 0 (signed) along dimension `dim`: the range. (A tensor copy writes zeros at negative
+/// coordinates, as such a mask does.)
+std::optional<Range> lowerBoundOf(Value v, int64_t dim) {
+  auto cmp = stripBroadcast(v).getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::sge)
+    return std::nullopt;
+  APInt zero;
+  Value rhs = stripBroadcast(cmp.getRhs());
+  if (auto splat = rhs.getDefiningOp<tile::SplatOp>())
+    rhs = splat.getValue();
+  if (!matchPattern(rhs, m_ConstantInt(&zero)) || !zero.isZero())
+    return std::nullopt;
+  return rangeAlong(cmp.getLhs(), dim);
+}
+
+/// The terms of a tree of `and`s of masks.
+void conjunctsOf(Value v, SmallVectorImpl<Value> &out) {
+  if (auto andi = stripBroadcast(v).getDefiningOp<arith::AndIOp>()) {
+    conjunctsOf(andi.getLhs(), out);
+    conjunctsOf(andi.getRhs(), out);
+    return;
+  }
+  out.push_back(v);
 }
 
 bool isZeroSplat(Value v) {
@@ -140,15 +170,11 @@ std::optional<TensorWindow> tensorWindowOf(Operation *op) {
   auto add = stripBroadcast(load.getOffsets()).getDefiningOp<arith::AddIOp>();
   if (!add)
     return std::nullopt;
-  // The mask: rows < bound & cols < bound (either order), or rows < bound alone for columns
-  // from 0 (the window is then as wide as the tile).
-  std::vector<std::pair<Value, Value>> masks;
-  if (auto andi = stripBroadcast(load.getMask()).getDefiningOp<arith::AndIOp>()) {
-    masks.push_back({andi.getLhs(), andi.getRhs()});
-    masks.push_back({andi.getRhs(), andi.getLhs()});
-  } else {
-    masks.push_back({load.getMask(), Value()});
-  }
+  // The mask: rows < bound & cols < bound (in any order), or rows < bound alone for columns
+  // from 0 (the window is then as wide as the tile); each range may also be asked to be >= 0
+  // (which a range starting below its scalar needs: a copy reads nothing at negative coordinates).
+  SmallVector<Value> terms;
+  conjunctsOf(load.getMask(), terms);
   for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
     // Rows: rows * stride, or splat(head) + rows * stride (a slice of `head` elements further).
     Value head;
@@ -163,30 +189,39 @@ std::optional<TensorWindow> tensorWindowOf(Operation *op) {
     std::optional<Range> cols = rangeAlong(y, 1);
     if (!rows || !cols || rows->first.length != type.getDimSize(0) || cols->length != type.getDimSize(1))
       continue;
-    for (auto [p, q] : masks) {
-      std::optional<std::pair<Range, Value>> rowBound = boundOf(p, 0), colBound;
-      if (!rowBound || !(rowBound->first == rows->first))
-        continue;
-      TensorWindow w;
-      if (q) {
-        colBound = boundOf(q, 1);
-        if (!colBound || !(colBound->first == *cols))
-          continue;
-        w.cols = colBound->second;
-      } else if (cols->start) {
-        continue;
-      } else {
-        w.colsExtent = cols->length;
-      }
-      w.buffer = load.getPtr();
-      w.row0 = rows->first.start;
-      w.col0 = cols->start;
-      w.stride = rows->second;
-      w.rows = rowBound->second;
-      if (head && !(w.slice = sliceOf(head, w.rows, w.stride)))
-        continue;
-      return w;
+    Value rowBound, colBound;
+    bool rowLower = false, colLower = false, all = true;
+    for (Value term : terms) {
+      if (auto b = boundOf(term, 0); b && b->first == rows->first && !rowBound)
+        rowBound = b->second;
+      else if (auto b = boundOf(term, 1); b && b->first == *cols && !colBound)
+        colBound = b->second;
+      else if (auto l = lowerBoundOf(term, 0); l && *l == rows->first)
+        rowLower = true;
+      else if (auto l = lowerBoundOf(term, 1); l && *l == *cols)
+        colLower = true;
+      else
+        all = false;
     }
+    if (!all || !rowBound || (rows->first.offset < 0 && !rowLower) || (cols->offset < 0 && !colLower))
+      continue;
+    TensorWindow w;
+    if (colBound)
+      w.cols = colBound;
+    else if (cols->start || cols->offset)
+      continue;
+    else
+      w.colsExtent = cols->length;
+    w.buffer = load.getPtr();
+    w.row0 = rows->first.start;
+    w.rowOffset = rows->first.offset;
+    w.col0 = cols->start;
+    w.colOffset = cols->offset;
+    w.stride = rows->second;
+    w.rows = rowBound;
+    if (head && !(w.slice = sliceOf(head, w.rows, w.stride)))
+      continue;
+    return w;
   }
   return std::nullopt;
 }

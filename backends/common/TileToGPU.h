@@ -27,8 +27,10 @@ inline constexpr llvm::StringLiteral kTensorMapsAttr = "tessera.tensor_maps";
 inline constexpr llvm::StringLiteral kProducerThreadsAttr = "tessera.producer_threads";
 
 /// A tile.load that reads a window of a row-major matrix (tensorWindowOf): element (i, j) of the
-/// tile is buffer[(row0 + i) * stride + col0 + j] where row0 + i < rows and col0 + j < cols (signed),
-/// zero elsewhere. row0 and col0 are the scalars the tile IR splats (null: 0); rows, cols and
+/// tile is buffer[(r0 + i) * stride + c0 + j] where r0 + i < rows and c0 + j < cols (signed),
+/// zero elsewhere (and where the mask asks r0 + i >= 0 or c0 + j >= 0, zero below 0 too), for
+/// r0 = row0 + rowOffset, c0 = col0 + colOffset. row0 and col0 are the scalars the tile IR splats
+/// (null: 0), the offsets the starts of its aranges; rows, cols and
 /// stride are i32 scalars too (kernel arguments or constants where a launch can build a tensor
 /// map). Without a column bound (`cols` null) the columns run from 0 to `colsExtent`, the tile's
 /// width. With `slice`, the matrix is slice number `slice` of a stack of rows x stride elements
@@ -36,6 +38,7 @@ inline constexpr llvm::StringLiteral kProducerThreadsAttr = "tessera.producer_th
 struct TensorWindow {
   mlir::Value buffer;
   mlir::Value row0, col0;
+  int64_t rowOffset = 0, colOffset = 0; // added to row0 and col0 (arange(a, a + n)'s a)
   mlir::Value rows, cols, stride;
   int64_t colsExtent = 0;
   mlir::Value slice;
@@ -93,6 +96,18 @@ struct TileLowering {
   /// Fast dots that run on the warpgroup matrix units (runsOnWarpgroupUnits, decided before the
   /// conversion), and whether each only accumulates across its loop (accumulatesAcrossLoop).
   std::map<mlir::Operation *, bool> warpgroupDots;
+  /// Where each warpgroup dot waits for its instructions (planned before the conversion): before
+  /// the first op of its block that uses its result (the terminator where none does), until at
+  /// most `pending` batches are in flight, one for each warpgroup dot of the block in between,
+  /// so that the work between a dot and its result's first use (attention's next scores, issued
+  /// before this block's softmax) overlaps its instructions. A dot counted so that takes another
+  /// path commits an empty batch (`counted`).
+  struct LateWait {
+    mlir::Operation *before = nullptr;
+    int64_t pending = 0;
+  };
+  std::map<mlir::Operation *, LateWait> lateWaits;
+  std::set<mlir::Operation *> countedDots;
   /// May the operands of warpgroup dots come through the target's bulk tensor copies (the pass's
   /// tensor-copies option)? Those that do (planDotStaging) are in `tensorCopies`: the kernel
   /// parameter holding the load's tensor map (its spec in kTensorMapsAttr), and the tile IR's
@@ -123,6 +138,7 @@ struct TileLowering {
   struct TensorCopy {
     mlir::Value map;
     mlir::Value row0, col0, slice; // slice: the third coordinate of a stacked matrix, else null
+    int64_t rowOffset = 0, colOffset = 0; // (TensorWindow's)
   };
   std::map<mlir::Operation *, TensorCopy> tensorCopies;
 

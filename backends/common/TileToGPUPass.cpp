@@ -311,6 +311,30 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
         for (Operation *dot : units)
           lowering.pingpongDots[dot] = dot == units.front();
     }
+  // Each warpgroup dot waits where its block first uses its result, for the later warpgroup dots
+  // before that use to stay in flight (TileLowering::lateWaits). Not dots taking turns (their
+  // barriers order each dot's issue).
+  {
+    std::map<Block *, SmallVector<Operation *>> unitDots;
+    func.walk([&](tile::DotOp dot) {
+      if (lowering.warpgroupDots.count(dot.getOperation()) && !lowering.pingpongDots.count(dot.getOperation()))
+        unitDots[dot->getBlock()].push_back(dot.getOperation());
+    });
+    for (auto &[block, dots] : unitDots)
+      for (Operation *dot : dots) {
+        Operation *first = block->getTerminator();
+        for (Operation *user : dot->getUsers())
+          if (Operation *at = block->findAncestorOpInBlock(*user); at && at->isBeforeInBlock(first))
+            first = at;
+        TileLowering::LateWait wait{first, 0};
+        for (Operation *other : dots)
+          if (dot->isBeforeInBlock(other) && other->isBeforeInBlock(first)) {
+            ++wait.pending;
+            lowering.countedDots.insert(other);
+          }
+        lowering.lateWaits[dot] = wait;
+      }
+  }
   // Row statistics of those accumulators (reduced along their rows) take the rows' slice.
   for (tile::ReduceOp op : reductions) {
     auto src = cast<RankedTensorType>(op.getSrc().getType());
