@@ -23,3 +23,26 @@ for o in 0 1; do
   wc -l $out/ncu-sass-overlap$o.csv; head -3 $out/ncu-sass-overlap$o.csv | cut -c1-300
 done
 echo "== $(date -u +%T) done"
+# Layernorm f16 4096 x 4096 and 4096 x 8192 (CUDA 0.90x Triton in run 41): ours and Triton's
+# under Nsight Compute (.gpu-stage/ln: tessera-bench --compile-only --subgroups=32
+# --filter=layernorm --mode=fast --write-packages).
+lnm='gpu__time_duration.sum|dram__throughput.avg.pct_of_peak_sustained_elapsed|dram__bytes_read.sum |dram__bytes_write.sum |sm__warps_active.avg.pct_of_peak|launch__registers_per_thread|launch__occupancy_limit|launch__block_size|issue_stalled.*per_issue_active|smsp__inst_executed.sum |launch__grid_size'
+for c in 4096 8192; do
+  echo "== $(date -u +%T) ncu layernorm ours $c"
+  TESSERA_BACKEND=cuda timeout 120 "$ncu" --clock-control none -k "regex:layernorm" -s 2 -c 1 --section WarpStateStats \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis --page raw \
+    $S/bin/tessera-bench-aot --packages=$S/ln --filter="layernorm f16 4096x$c" --mode=fast > $out/ncu-ln-ours-$c.txt 2>&1
+  grep -E "$lnm" $out/ncu-ln-ours-$c.txt | awk '$NF+0 > 0.05 || /time|inst|launch|dram|warps/' | head -30
+  echo "== $(date -u +%T) ncu layernorm triton $c"
+  timeout 120 "$ncu" --clock-control none -k "regex:layernorm_kernel" -s 2 -c 1 --section WarpStateStats \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis --page raw \
+    python3 -c "
+import sys; sys.argv=['x']; sys.path.insert(0, 'bench')
+import torch, triton, anchors
+x = torch.randn(4096, $c, device='cuda', dtype=torch.float16); w = torch.rand($c, device='cuda', dtype=torch.float16) + 0.5
+b = torch.randn($c, device='cuda', dtype=torch.float16); y = torch.empty_like(x)
+for _ in range(4): anchors.layernorm_kernel[(4096,)](x, y, w, b, x.stride(0), $c, 1e-5, BLOCK=$c, num_warps=8)
+torch.cuda.synchronize()" > $out/ncu-ln-triton-$c.txt 2>&1
+  grep -E "$lnm" $out/ncu-ln-triton-$c.txt | awk '$NF+0 > 0.05 || /time|inst|launch|dram|warps/' | head -30
+done
+echo "== $(date -u +%T) done"
