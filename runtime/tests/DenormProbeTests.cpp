@@ -1,7 +1,8 @@
 // The measured DenormPreserve fallback: the denormal probe on lavapipe, a portable-style module
 // (DenormPreserve 32 + SignedZeroInfNanPreserve 32) loading and keeping denormals there, the
 // stripping of execution modes on crafted word streams, and the accept/refuse decision with a
-// simulated measurement (no flushing device is needed). Reaches the Vulkan driver's internals.
+// simulated measurement (no flushing device is needed); push descriptors on lavapipe. Reaches the
+// Vulkan driver's internals.
 // On a machine without lavapipe set TESSERA_TEST_NO_LAVAPIPE=1.
 #include "TestSupport.hpp"
 
@@ -282,5 +283,47 @@ TEST_CASE("denorm.cuda_reports_promised") {
     if (t.backend != Backend::CUDA) continue;
     CAPTURE(t.label);
     CHECK(openTarget(*rt, t)->denormalSupport() == "promised");
+  }
+}
+
+// Launches write their buffers into the command buffer where TESSERA_VULKAN_PUSH_DESCRIPTORS=1
+// asks and the device has VK_KHR_push_descriptor (lavapipe does), and otherwise allocate a set
+// each; a launch computes the same either way (stream.long_chains_keep_order_through_batches
+// checks that batched launches each see their own buffers, on the default path).
+TEST_CASE("vulkan.launches_push_descriptors_on_lavapipe") {
+  if (std::getenv("TESSERA_TEST_NO_LAVAPIPE")) return;
+  for (bool push : {true, false}) {
+    CAPTURE(push);
+    if (push) setenv("TESSERA_VULKAN_PUSH_DESCRIPTORS", "1", 1);
+    auto rt = runtime();
+    auto dev = openLavapipe(*rt);
+    if (push) unsetenv("TESSERA_VULKAN_PUSH_DESCRIPTORS");
+    CHECK(vulkanDevice(*dev).pushDescriptors() == push);
+    auto m = dev->load(denormProductPackage());
+    REQUIRE_MESSAGE(m.ok(), m.status().toString());
+    auto k = m->kernel("denorm_product");
+    REQUIRE(k.ok());
+    const std::vector<float> in = {3.0f, 1.0f / 3.0f};
+    auto a = dev->allocate(DType::F32, 2);
+    auto out = dev->allocate(DType::F32, 1);
+    REQUIRE((a.ok() && out.ok()));
+    REQUIRE(a->upload(std::span<const float>(in)).ok());
+    // Two launches in one batch, each with its own output: each must see its own buffers.
+    auto out2 = dev->allocate(DType::F32, 1);
+    REQUIRE(out2.ok());
+    REQUIRE(poison(*out).ok());
+    REQUIRE(poison(*out2).ok());
+    auto created = dev->createStream();
+    REQUIRE(created.ok());
+    Stream &stream = *created;
+    REQUIRE(k->launch({1, 1, 1}, {*a, *out}, stream).ok());
+    REQUIRE(k->launch({1, 1, 1}, {*a, *out2}, stream).ok());
+    REQUIRE(stream.synchronize().ok());
+    float got = 0, got2 = 0;
+    REQUIRE(out->download(&got, 4).ok());
+    REQUIRE(out2->download(&got2, 4).ok());
+    volatile float x = 3.0f, y = 1.0f / 3.0f;
+    CHECK(bitsOf(got) == bitsOf(x * y));
+    CHECK(bitsOf(got2) == bitsOf(x * y));
   }
 }

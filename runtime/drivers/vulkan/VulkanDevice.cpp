@@ -50,6 +50,7 @@ Status VulkanDevice::init() {
   pipelineStatistics_ = features.pipelineStatistics();
   // One dispatch table per device: calls skip the loader trampoline and several devices coexist.
   volkLoadDeviceTable(&vk_, device_);
+  pushDescriptors_ = features.pushDescriptors() && vk_.vkCmdPushDescriptorSetKHR;
   waitSemaphores = vk_.vkWaitSemaphores ? vk_.vkWaitSemaphores : vk_.vkWaitSemaphoresKHR;
   getSemaphoreCounterValue = vk_.vkGetSemaphoreCounterValue ? vk_.vkGetSemaphoreCounterValue : vk_.vkGetSemaphoreCounterValueKHR;
   if (!waitSemaphores || !getSemaphoreCounterValue)

@@ -286,6 +286,9 @@ public:
   VkPipelineCache pipelineCache() const { return pipelineCache_; }
   /// Whether kernels' pipelines capture the driver's statistics (Kernel::statistics).
   bool pipelineStatistics() const { return pipelineStatistics_; }
+  /// Launches push their buffers' descriptors into the command buffer (VK_KHR_push_descriptor,
+  /// FeatureChain::pushDescriptors) instead of writing a set each.
+  bool pushDescriptors() const { return pushDescriptors_; }
 
   static constexpr size_t kStagingBytes = 64u << 20;
   const VolkDeviceTable &vk() const { return vk_; }
@@ -313,6 +316,7 @@ private:
   void savePipelineCache();
   VkPipelineCache pipelineCache_ = VK_NULL_HANDLE;
   bool pipelineStatistics_ = false;
+  bool pushDescriptors_ = false;
   std::string cacheKey_; // cacheKeyOf(this device's properties)
   std::string pipelineCacheFile_;
   size_t pipelineCacheLoaded_ = 0; // bytes read at init: written back only when it grew
@@ -374,6 +378,7 @@ private:
   VkPipelineLayout pipelineLayout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   uint32_t bufferCount_ = 0; // each launch writes a descriptor set of its stream's submission
+  bool pushed_ = false;      // or pushes its descriptors (VulkanDevice::pushDescriptors; at most 32 buffers)
 };
 
 /// "1.3.230".

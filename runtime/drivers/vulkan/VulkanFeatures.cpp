@@ -3,7 +3,9 @@
 #include "vulkan/VulkanFeatures.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
+#include <string_view>
 
 namespace tessera::vulkan {
 
@@ -243,6 +245,11 @@ FeatureChain::FeatureChain(VkPhysicalDevice pd, uint32_t apiVersion, const std::
   // Cooperative matrices' SPIR-V is 1.6: only Vulkan 1.3 devices can take it.
   if (apiVersion >= VK_API_VERSION_1_3 && (hasCoopMatrix_ = offer(kCoopMatrixExtension))) chain(coopMatrix_);
   if ((hasExecutableInfo_ = offer(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))) chain(executableInfo_);
+  // Opt-in: on an H100 through NVIDIA's driver launches took 10-12 us with them against 6.5-7.8
+  // with a set per launch (run 48, docs/bench.md).
+  const char *push = std::getenv("TESSERA_VULKAN_PUSH_DESCRIPTORS");
+  if (push && std::string_view(push) == "1")
+    hasPushDescriptor_ = offer(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME); // (no features: properties only)
   vkGetPhysicalDeviceFeatures2(pd, &features_);
 }
 

@@ -80,6 +80,10 @@ public:
   /// Whether pipelines can report the driver's statistics about their machine code
   /// (VK_KHR_pipeline_executable_properties' pipelineExecutableInfo): Kernel::statistics.
   bool pipelineStatistics() const { return hasExecutableInfo_ && executableInfo_.pipelineExecutableInfo; }
+  /// Whether launches can write their buffers into the command buffer (VK_KHR_push_descriptor)
+  /// instead of a descriptor set allocated and written per launch: only where
+  /// TESSERA_VULKAN_PUSH_DESCRIPTORS=1 asks (measured slower through NVIDIA's driver).
+  bool pushDescriptors() const { return hasPushDescriptor_; }
   /// The feature flags, plus the subgroup and float-control properties queried separately.
   /// `coopShapes`: the device's cooperative-matrix properties (empty without the extension).
   ShaderFeatures shaderFeatures(const VkPhysicalDeviceSubgroupProperties &subgroup,
@@ -108,7 +112,7 @@ private:
   CoopMatrixFeaturesKHR coopMatrix_;
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo_{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-  bool hasExecutableInfo_ = false;
+  bool hasExecutableInfo_ = false, hasPushDescriptor_ = false;
   bool hasAtomicFloat_ = false, hasAtomicFloat2_ = false, hasCoopMatrix_ = false;
   std::vector<const char *> extensions_;
   void *tail_ = nullptr; // last struct in the chain

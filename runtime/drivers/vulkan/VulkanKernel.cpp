@@ -121,6 +121,9 @@ Status VulkanKernel::init() {
   VkDescriptorSetLayoutCreateInfo layout{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   layout.bindingCount = bufferCount_;
   layout.pBindings = bindings.data();
+  // 32: the least maxPushDescriptors a device with the extension reports.
+  pushed_ = device_.pushDescriptors() && bufferCount_ > 0 && bufferCount_ <= 32;
+  if (pushed_) layout.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
   TESSERA_VK_TRY_CTX(vk.vkCreateDescriptorSetLayout(dev, &layout, nullptr, &setLayout_), what);
 
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, a.pushConstantBytes};
@@ -219,7 +222,11 @@ Status VulkanKernel::launch(detail::DriverStream &stream, Grid grid, std::span<c
   return core.submit(
       [&](VulkanFrame &frame, VkCommandBuffer cmd) {
         vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
-        if (bufferCount_ > 0) {
+        if (pushed_) {
+          // Written into the command buffer: no set to allocate or update.
+          vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelineLayout_, 0, uint32_t(writes.size()),
+                                       writes.data());
+        } else if (bufferCount_ > 0) {
           // A set of this submission's own: earlier launches may still be reading theirs.
           Result<VkDescriptorSet> set = core.descriptorSet(frame, setLayout_, bufferCount_);
           if (!set) return set.status();
