@@ -1154,7 +1154,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
       Value first = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::ult, lw.threadId, c(r, loc, 128));
       thenDo(r, loc, first, [&](OpBuilder &x, Location xl) { lw.target.namedBarrierWait(x, xl, c(x, xl, 1), 256); });
     }
-    lw.target.namedBarrierWait(r, loc, turn, 256);
+    if (!lw.pingpongJoins.count(op.getOperation())) // (a joining dot's turn is the previous dot's)
+      lw.target.namedBarrierWait(r, loc, turn, 256);
   }
   SmallVector<Value> carried(acc.begin(), acc.end());
   lw.target.wgmmaBegin(r, loc);
@@ -1178,7 +1179,7 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
           carried[e] = v;
       }
   lw.target.wgmmaCommit(r, loc);
-  if (other)
+  if (other && !lw.pingpongHolds.count(op.getOperation()))
     lw.target.namedBarrierArrive(r, loc, other, 256);
   // Waited for where the block first uses the result (TileLowering::lateWaits), the stage released
   // there; at once where the batch stays in flight into the next iteration (overlap).

@@ -125,6 +125,9 @@ struct TileLowering {
   /// warpgroup-pingpong): the dots of such a loop, the first of each loop mapped to true.
   bool warpgroupPingpong = false;
   std::map<mlir::Operation *, bool> pingpongDots;
+  /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn
+  /// holds them all: no barrier before a joining dot, none passed after a dot the next joins.
+  std::set<mlir::Operation *> pingpongJoins, pingpongHolds;
   /// Per loop, its first dot whose operands all come by tensor copy behind a barrier of the
   /// program, and the last copies issued after that barrier: a later such dot of the loop issues
   /// its copies there and needs no barrier of its own (stagePipelined; filled while lowering).

@@ -312,12 +312,12 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
           lowering.pingpongDots[dot] = dot == units.front();
     }
   // Each warpgroup dot waits where its block first uses its result, for the later warpgroup dots
-  // before that use to stay in flight (TileLowering::lateWaits). Not dots taking turns (their
-  // barriers order each dot's issue).
+  // before that use to stay in flight (TileLowering::lateWaits). Dots taking turns issue a later
+  // dot before that wait in the same turn (pingpongJoins).
   {
     std::map<Block *, SmallVector<Operation *>> unitDots;
     func.walk([&](tile::DotOp dot) {
-      if (lowering.warpgroupDots.count(dot.getOperation()) && !lowering.pingpongDots.count(dot.getOperation()))
+      if (lowering.warpgroupDots.count(dot.getOperation()))
         unitDots[dot->getBlock()].push_back(dot.getOperation());
     });
     for (auto &[block, dots] : unitDots)
@@ -334,6 +334,13 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
           }
         lowering.lateWaits[dot] = wait;
       }
+    for (auto &[block, dots] : unitDots)
+      for (size_t i = 1; i < dots.size(); ++i)
+        if (lowering.pingpongDots.count(dots[i - 1]) && lowering.pingpongDots.count(dots[i]) &&
+            dots[i]->isBeforeInBlock(lowering.lateWaits[dots[i - 1]].before)) {
+          lowering.pingpongJoins.insert(dots[i]);
+          lowering.pingpongHolds.insert(dots[i - 1]);
+        }
   }
   // Row statistics of those accumulators (reduced along their rows) take the rows' slice.
   for (tile::ReduceOp op : reductions) {

@@ -27,14 +27,16 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: arith.constant 256 : i32
 // CHECK-NEXT: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
 // CHECK-NEXT: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: arith.constant 256 : i32
 // CHECK-NEXT: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: scf.yield
 // CHECK: arith.cmpi ult, %{{.*}}, %c128_i32{{.*}}
 // CHECK-NEXT: scf.if

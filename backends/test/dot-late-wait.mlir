@@ -1,5 +1,6 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1" | FileCheck %s
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 producer-warp=off tensor-copy-release=mbarrier" | FileCheck %s --check-prefix=OFF
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 warpgroup-pingpong=1" | FileCheck %s --check-prefix=PINGPONG
 // RUN: sed -e 's/tile.broadcast %v15 :/tile.broadcast %v14 :/' %s | tessera-opt --convert-tile-to-gpu="target=nvptx chip=sm_90a tensor-copies=1 producer-warp=off" | FileCheck %s --check-prefix=NOLOWER
 
 // Attention's loop rotated (06_flash_attention --overlap=1, 128 x 128 on 8 warps, D = 128): an
@@ -44,6 +45,27 @@
 // OFF: nvvm.wgmma.wait.group.sync.aligned 0
 // OFF-NOT: nvvm.wgmma
 // OFF: scf.yield
+// Taking turns (warpgroup-pingpong): the values' dot is issued before the scores' wait, so it
+// joins the scores' turn: one barrier before the scores' fence, none before the values', and the
+// other warpgroup's barrier passed once, after the values' commit.
+// PINGPONG-LABEL: gpu.func @attention
+// PINGPONG: scf.for
+// PINGPONG: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
+// PINGPONG-NEXT: nvvm.wgmma.fence.aligned
+// PINGPONG-NOT: nvvm.barrier
+// PINGPONG: nvvm.wgmma.commit.group.sync.aligned
+// PINGPONG-NOT: nvvm.barrier
+// PINGPONG: nvvm.wgmma.fence.aligned
+// PINGPONG-NOT: nvvm.barrier
+// PINGPONG: nvvm.wgmma.commit.group.sync.aligned
+// PINGPONG-NEXT: arith.constant 256 : i32
+// PINGPONG-NEXT: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
+// PINGPONG-NOT: nvvm.barrier
+// PINGPONG: nvvm.wgmma.wait.group.sync.aligned 1
+// PINGPONG-NOT: nvvm.barrier
+// PINGPONG: nvvm.wgmma.wait.group.sync.aligned 0
+// PINGPONG-NOT: nvvm.barrier
+// PINGPONG: scf.yield
 // Rows from iv - 128 without the mask asking rows >= 0 read memory below the window, which a
 // tensor copy would not: the values come by cp.async (the keys still by tensor copy).
 // NOLOWER-LABEL: gpu.func @attention
