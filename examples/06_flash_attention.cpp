@@ -12,7 +12,8 @@
 //                         [--stages=2] (the next key block's K and V loaded before this block's work)
 //                         [--overlap=0|1] (the loop rotated: a block's softmax while the matrix units
 //                         multiply the previous block's values; off by default: 8% slower on the
-//                         warpgroup units with the producer warpgroup, runs 45-47, docs/bench.md)
+//                         warpgroup units with the producer warpgroup, within 3% of the plain loop
+//                         with TESSERA_PINGPONG=1 when compiling, runs 45-50, docs/bench.md)
 //                         [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for
 //                         these PTX chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup units)
 // The blocks default to 128 x 128 on 8 warps for D = 128 through CUDA on sm_90 (two warpgroups of
