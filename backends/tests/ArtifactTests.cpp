@@ -38,9 +38,11 @@ std::string readFile(const std::string &path) {
 }
 
 /// Runs ptxas on `ptx`; returns its exit status and fills `log` with what it printed.
-int assemble(const std::string &ptxas, const std::string &ptx, const std::string &arch, std::string *log) {
+int assemble(const std::string &ptxas, const std::string &ptx, const std::string &arch, std::string *log,
+             const std::string &flags = "") {
   std::string file = writeTemp(ptx, ".ptx"), logFile = file + ".log";
-  std::string cmd = "'" + ptxas + "' -arch=" + arch + " '" + file + "' -o /dev/null > '" + logFile + "' 2>&1";
+  std::string cmd = "'" + ptxas + "' -arch=" + arch + (flags.empty() ? "" : " " + flags) + " '" + file + "' -o /dev/null > '" +
+                    logFile + "' 2>&1";
   int rc = std::system(cmd.c_str());
   *log = readFile(logFile);
   std::filesystem::remove(file);
@@ -177,6 +179,26 @@ TEST_CASE("artifact.tensor_copy_form_assembles") {
     std::string ptx = ptxText(a), log;
     CHECK_MESSAGE(assemble(ptxas, ptx, "sm_90a", &log) == 0, "ptxas failed:\n" << log);
   }
+}
+
+TEST_CASE("artifact.rotated_attention_overlaps_the_softmax") {
+  // Each warpgroup dot waits where its result is first used: the scores until the values' batch
+  // alone is in flight, and ptxas keeps that (no wait of its own for the units, C7517, no spills).
+  Package p = require(compile(require(traceRotatedAttention(), "trace"), nvptxTarget("sm_90a")), "compile");
+  REQUIRE(p.kernels[0].artifacts.size() == 2);
+  const Artifact &copies = p.kernels[0].artifacts[1];
+  REQUIRE(copies.tensorMaps.size() == 2); // the keys' and the values' (rows from start - 64, >= 0)
+  const std::string ptx = ptxText(copies);
+  CHECK(contains(ptx, "wgmma.wait_group.sync.aligned \t1;"));
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    skipTest("ptxas not found: its register allocation not checked (set TESSERA_PTXAS or install the CUDA toolkit)");
+    return;
+  }
+  std::string log;
+  REQUIRE_MESSAGE(assemble(ptxas, ptx, "sm_90a", &log, "-v") == 0, "ptxas failed:\n" << log);
+  CHECK_MESSAGE(!contains(log, "C7517"), log);
+  CHECK_MESSAGE(contains(log, " 0 bytes spill stores"), log);
 }
 
 TEST_CASE("artifact.producer_warpgroup_form") {

@@ -160,6 +160,36 @@ inline Result<TracedKernel> traceScores(bool computedStride = false, float other
   return trace("scores", scores, {.numWarps = warps, .argNames = {"q", "k", "out", "seq"}});
 }
 
+/// Attention's loop rotated as 06_flash_attention --overlap=1 writes it (one iteration more: this
+/// key block's scores, the previous block's probabilities times its values, then the softmax),
+/// f16, D = `dims`, on `warps` subgroups.
+inline Result<TracedKernel> traceRotatedAttention(uint32_t warps = 8, int blockRows = 128, int keys = 64, int dims = 64) {
+  auto attention = [=](tl::Ptr<f16> q, tl::Ptr<f16> k, tl::Ptr<f16> v, tl::Ptr<f16> o, tl::Scalar<int32_t> seq) {
+    tl::Tile head = tl::program_id(1) * seq * dims;
+    tl::Tile rows = tl::expand_dims(tl::program_id(0) * blockRows + tl::arange(0, blockRows), 1),
+             cols = tl::expand_dims(tl::arange(0, dims), 0);
+    tl::Tile x = tl::load(q + head + rows * dims + cols, rows < seq, 0);
+    std::vector<tl::Tile> init{tl::full({blockRows}, -INFINITY, DType::F32), tl::zeros({blockRows}, DType::F32),
+                               tl::zeros({blockRows, dims}, DType::F32), tl::zeros({blockRows, keys}, DType::F16),
+                               tl::full({blockRows}, 1.0f, DType::F32)};
+    std::vector<tl::Tile> done = tl::for_range(0, seq + keys, keys, init, [&](const tl::Tile &start, const std::vector<tl::Tile> &st) {
+      tl::Tile scaled = st[2] * tl::expand_dims(st[4], 1);
+      tl::Tile keys0 = start + tl::arange(0, keys);
+      tl::Tile keyRows = tl::expand_dims(keys0, 1);
+      tl::Tile s = tl::dot(x, tl::trans(tl::load(k + head + keyRows * dims + cols, keyRows < seq, 0)));
+      tl::Tile prev = tl::expand_dims(start + tl::arange(-keys, 0), 1);
+      tl::Tile acc = tl::dot(st[3], tl::load(v + head + prev * dims + cols, (prev >= 0) & (prev < seq), 0), scaled);
+      s = tl::where(tl::expand_dims(keys0, 0) < seq, s, -INFINITY);
+      tl::Tile m = tl::maximum(st[0], tl::max(s, 1));
+      tl::Tile p = tl::exp2(s - tl::expand_dims(m, 1));
+      tl::Tile alpha = tl::exp2(st[0] - m);
+      return std::vector<tl::Tile>{m, st[1] * alpha + tl::sum(p, 1), acc, tl::cast(p, DType::F16), alpha};
+    });
+    tl::store(o + head + rows * dims + cols, tl::cast(done[2] / tl::expand_dims(done[1], 1), DType::F16), rows < seq);
+  };
+  return trace("attention", attention, {.numWarps = warps, .argNames = {"q", "k", "v", "o", "seq"}});
+}
+
 inline std::vector<NamedKernel> artifactKernels() {
   std::vector<NamedKernel> out;
   for (int block : {128, 1024})
