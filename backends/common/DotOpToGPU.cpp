@@ -1449,27 +1449,26 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // Matrix units first, where the target has them for these types and shapes. A dot whose copies
     // a producer warpgroup issues has only the warpgroup units (its program has the producer's
     // threads).
-    const bool producer = lw.producerDots.count(op.getOperation());
-    bool units = true; // (the first lowering: the warpgroup units')
-    for (auto lower : {lowerWithWarpgroupUnits, lowerWithMatrixUnits, lowerWithCoopMatrixLanes, lowerWithCoopMatrices}) {
+    if (std::optional<SmallVector<Value>> via =
+            lowerWithWarpgroupUnits(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
+      r.replaceOpWithMultiple(op, {ValueRange(*via)});
+      return success();
+    }
+    if (lw.producerDots.count(op.getOperation()))
+      return op.emitError("producer-warp: this dot's operands must come by tensor copy on the warpgroup units, in "
+                          "stages");
+    // An earlier warpgroup dot's late wait counted this one's batch: an empty one keeps the count.
+    if (lw.countedDots.count(op.getOperation()))
+      lw.target.wgmmaCommit(r, loc);
+    for (auto lower : {lowerWithMatrixUnits, lowerWithCoopMatrixLanes, lowerWithCoopMatrices})
       if (std::optional<SmallVector<Value>> via = lower(r, loc, lw, op, adaptor.getA(), adaptor.getB(), adaptor.getAcc())) {
-        // An earlier warpgroup dot's late wait counted this one's batch: an empty one keeps the count.
-        if (!units && lw.countedDots.count(op.getOperation()))
-          lw.target.wgmmaCommit(r, loc);
         r.replaceOpWithMultiple(op, {ValueRange(*via)});
         return success();
       }
-      units = false;
-      if (producer)
-        return op.emitError("producer-warp: this dot's operands must come by tensor copy on the warpgroup units, in "
-                            "stages");
-    }
     if (lw.pingpongDots.count(op.getOperation())) // the loop's other dots take turns: this one must too
       return op.emitError("warpgroup-pingpong: the dots of this loop need two warpgroups on the warpgroup units "
                           "and stages their readers release (every operand by tensor copy, "
                           "tensor-copy-release=mbarrier)");
-    if (lw.countedDots.count(op.getOperation())) // (as above)
-      lw.target.wgmmaCommit(r, loc);
 
     // This thread's rows are rowBase + T i (i < reps: T threads down the rows, no subgroup
     // grid). Then a is staged transposed, its rows permuted so that each thread's are

@@ -296,51 +296,42 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       if (cols > 0 && fitsMmaAccumulatorLayout(shape, threads, cols))
         lowering.mmaShapes[shape] = cols;
     });
-  // The dots directly in each loop, in order (for the options that work on a loop's dots).
-  std::map<Operation *, SmallVector<Operation *>> dotsByLoop;
-  if (lowering.warpgroupPingpong || copies.producer != TensorCopyOptions::Producer::Off)
-    func.walk([&](tile::DotOp dot) {
-      if (isa<scf::ForOp>(dot->getParentOp()))
-        dotsByLoop[dot->getParentOp()].push_back(dot.getOperation());
-    });
+  // The dots of each block, in order, and the warpgroup dots among them; a loop's are its body's.
+  std::map<Block *, SmallVector<Operation *>> dotsByBlock, unitDots;
+  func.walk([&](tile::DotOp dot) {
+    dotsByBlock[dot->getBlock()].push_back(dot.getOperation());
+    if (lowering.warpgroupDots.count(dot.getOperation()))
+      unitDots[dot->getBlock()].push_back(dot.getOperation());
+  });
   // Loops with several warpgroup dots (attention's two) whose two warpgroups may take turns.
   if (lowering.warpgroupPingpong && threads == 256)
-    for (auto &[loop, dots] : dotsByLoop) {
-      SmallVector<Operation *> units(llvm::make_filter_range(dots, [&](Operation *d) { return lowering.warpgroupDots.count(d); }));
-      if (units.size() >= 2)
+    for (auto &[block, units] : unitDots)
+      if (isa<scf::ForOp>(block->getParentOp()) && units.size() >= 2)
         for (Operation *dot : units)
           lowering.pingpongDots[dot] = dot == units.front();
-    }
   // Each warpgroup dot waits where its block first uses its result, for the later warpgroup dots
   // before that use to stay in flight (TileLowering::lateWaits). Dots taking turns issue a later
   // dot before that wait in the same turn (pingpongJoins).
-  {
-    std::map<Block *, SmallVector<Operation *>> unitDots;
-    func.walk([&](tile::DotOp dot) {
-      if (lowering.warpgroupDots.count(dot.getOperation()))
-        unitDots[dot->getBlock()].push_back(dot.getOperation());
-    });
-    for (auto &[block, dots] : unitDots)
-      for (Operation *dot : dots) {
-        Operation *first = block->getTerminator();
-        for (Operation *user : dot->getUsers())
-          if (Operation *at = block->findAncestorOpInBlock(*user); at && at->isBeforeInBlock(first))
-            first = at;
-        TileLowering::LateWait wait{first, 0};
-        for (Operation *other : dots)
-          if (dot->isBeforeInBlock(other) && other->isBeforeInBlock(first)) {
-            ++wait.pending;
-            lowering.countedDots.insert(other);
-          }
-        lowering.lateWaits[dot] = wait;
-      }
-    for (auto &[block, dots] : unitDots)
-      for (size_t i = 1; i < dots.size(); ++i)
-        if (lowering.pingpongDots.count(dots[i - 1]) && lowering.pingpongDots.count(dots[i]) &&
-            dots[i]->isBeforeInBlock(lowering.lateWaits[dots[i - 1]].before)) {
-          lowering.pingpongJoins.insert(dots[i]);
-          lowering.pingpongHolds.insert(dots[i - 1]);
+  for (auto &[block, dots] : unitDots) {
+    for (Operation *dot : dots) {
+      Operation *first = block->getTerminator();
+      for (Operation *user : dot->getUsers())
+        if (Operation *at = block->findAncestorOpInBlock(*user); at && at->isBeforeInBlock(first))
+          first = at;
+      TileLowering::LateWait wait{first, 0};
+      for (Operation *other : dots)
+        if (dot->isBeforeInBlock(other) && other->isBeforeInBlock(first)) {
+          ++wait.pending;
+          lowering.countedDots.insert(other);
         }
+      lowering.lateWaits[dot] = wait;
+    }
+    for (size_t i = 1; i < dots.size(); ++i)
+      if (lowering.pingpongDots.count(dots[i - 1]) && lowering.pingpongDots.count(dots[i]) &&
+          dots[i]->isBeforeInBlock(lowering.lateWaits[dots[i - 1]].before)) {
+        lowering.pingpongJoins.insert(dots[i]);
+        lowering.pingpongHolds.insert(dots[i - 1]);
+      }
   }
   // Row statistics of those accumulators (reduced along their rows) take the rows' slice.
   for (tile::ReduceOp op : reductions) {
@@ -390,9 +381,10 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   };
   if (copies.producer != TensorCopyOptions::Producer::Off && target.hasTensorCopies() && threads % 128 == 0 &&
       (!automatic || threads >= 256) && !atomics()) {
-    SmallVector<Operation *> loops;
-    for (auto &[loop, dots] : dotsByLoop) {
-      bool ok = loop->getParentOp() == func.getOperation();
+    SmallVector<Block *> loops; // (their bodies)
+    for (auto &[block, dots] : dotsByBlock) {
+      Operation *loop = block->getParentOp();
+      bool ok = isa<scf::ForOp>(loop) && loop->getParentOp() == func.getOperation();
       for (Operation *dot : dots) {
         auto plan = lowering.dotStaging.find(dot);
         ok = ok && lowering.warpgroupDots.count(dot) && plan != lowering.dotStaging.end() && plan->second.maxStages > 1 &&
@@ -401,10 +393,10 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
           ok = !plan->second.direct[i] || lowering.tensorCopies.count(plan->second.direct[i]);
       }
       if (ok && warpgroupStagesFit(dots, lowering) && (!automatic || fillsRegisters(dots)))
-        loops.push_back(loop);
+        loops.push_back(block);
     }
     if (loops.size() == 1) {
-      lowering.producerDots.insert(dotsByLoop[loops[0]].begin(), dotsByLoop[loops[0]].end());
+      lowering.producerDots.insert(dotsByBlock[loops[0]].begin(), dotsByBlock[loops[0]].end());
       // The producer's threads compute the tile code as copies of the first warpgroup's (their
       // index less `threads`): every tile op sees an index below `threads`.
       OpBuilder::InsertionGuard guard(b);
