@@ -47,10 +47,10 @@ using tessera::f16;
 
 struct Blocks {
   int m = 0, n = 0, stages = 1, warps = 4;
-  int overlap = -1; // the rotated loop (1), or not (0); -1: chosen with the blocks
+  bool overlap = false; // the rotated loop (--overlap=1)
   std::string name() const {
     return std::to_string(m) + "x" + std::to_string(n) + (warps != 4 ? "w" + std::to_string(warps) : "") +
-           (stages > 1 ? "s" + std::to_string(stages) : "") + (overlap == 1 ? "o" : "");
+           (stages > 1 ? "s" + std::to_string(stages) : "") + (overlap ? "o" : "");
   }
 };
 static std::string packageName(const std::string &dtype, int D, bool causal, bool portable, Blocks bl) {
@@ -62,7 +62,7 @@ static std::string packageName(const std::string &dtype, int D, bool causal, boo
 namespace tl = tessera::tl;
 template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, bool causal, bool portable, Blocks bl) {
   const int BLOCK_M = bl.m, BLOCK_N = bl.n;
-  const bool overlap = bl.overlap == 1;
+  const bool overlap = bl.overlap;
   auto attention = [D, causal, overlap, BLOCK_M, BLOCK_N](tl::Ptr<T> q, tl::Ptr<T> k, tl::Ptr<T> v, tl::Ptr<T> o, tl::Scalar<int32_t> seq,
                                tl::Scalar<float> scale) {
     const DType dt = tessera::DTypeOf<T>::value;
@@ -163,12 +163,11 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
     const tessera::TargetDesc target = dev.target();
     const bool coopLanes = std::is_same_v<T, f16> && tessera::hasMmaLanes(target.chip);
     const bool warpgroupUnits = dev.backend() == tessera::Backend::CUDA && dev.backendInfo().computeCapability == 90;
-    bl = !portable && warpgroupUnits && D == 128 ? Blocks{128, 128, bl.stages, 8}
-         : (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable ? Blocks{64, D == 64 ? 64 : 32, bl.stages, bl.warps}
-                                                                               : Blocks{16, 16, bl.stages, bl.warps};
+    bl = !portable && warpgroupUnits && D == 128 ? Blocks{128, 128, bl.stages, 8, bl.overlap}
+         : (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable
+             ? Blocks{64, D == 64 ? 64 : 32, bl.stages, bl.warps, bl.overlap}
+             : Blocks{16, 16, bl.stages, bl.warps, bl.overlap};
   }
-  if (bl.overlap < 0)
-    bl.overlap = 0;
   const int BLOCK_M = bl.m;
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceAttention<T>(D, causal, portable, bl);
@@ -302,7 +301,7 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
     else if (!std::strncmp(argv[i], "--stages=", 9)) bl.stages = std::atoi(argv[i] + 9);
-    else if (!std::strcmp(argv[i], "--overlap=0") || !std::strcmp(argv[i], "--overlap=1")) bl.overlap = argv[i][10] - '0';
+    else if (!std::strcmp(argv[i], "--overlap=0") || !std::strcmp(argv[i], "--overlap=1")) bl.overlap = argv[i][10] == '1';
     else if (!std::strncmp(argv[i], "--warps=", 8)) {
       bl.warps = std::atoi(argv[i] + 8);
       if (bl.warps < 1 || bl.warps > 32 || (bl.warps & (bl.warps - 1)))
