@@ -186,13 +186,33 @@ std::string print(Operation *op) {
 
 /// Runs the pipeline on a copy of the kernel's module up to `stop` and prints that stage into
 /// `text`; without `stop` it runs to the end and fills `artifact`.
+/// The kernel function of a module.
+func::FuncOp kernelOf(ModuleOp module) {
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f->hasAttr(tile::kKernelAttr))
+      return f;
+  return nullptr;
+}
+
+/// Marks integer arguments `args` of the module's kernel as multiples of kSpecializedDivisor.
+void assumeDivisible(ModuleOp module, ArrayRef<uint32_t> args) {
+  func::FuncOp f = kernelOf(module);
+  for (uint32_t i : args)
+    f.setArgAttr(i, tile::kArgDivisibilityAttr,
+                 IntegerAttr::get(IntegerType::get(module.getContext(), 64), kSpecializedDivisor));
+}
+
+/// Runs the pipeline on a copy of the kernel's module up to `stop` and prints that stage into
+/// `text`; without `stop` it runs to the end and fills `artifact`. `divisible`: the integer
+/// arguments the code may assume are multiples of kSpecializedDivisor (a specialized variant).
 Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::optional<Stage> stop, Artifact *artifact,
-                   std::string *text, bool tensorCopies = false) {
+                   std::string *text, bool tensorCopies = false, ArrayRef<uint32_t> divisible = {}) {
   MLIRContext *ctx = kernel.impl_->context.get();
   ctx->appendDialectRegistry(backend::compilerRegistry());
   ctx->loadAllAvailableDialects();
   DiagnosticCollector diags(ctx);
   OwningOpRef<ModuleOp> module = kernel.impl_->module->clone();
+  assumeDivisible(*module, divisible);
   const std::string what = "compiling kernel '" + kernel.name() + "' for " + toString(target.kind);
   auto done = [&](Stage s) {
     if (stop != s)
@@ -347,7 +367,50 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
         artifact->pushConstantBytes = std::max<uint32_t>(artifact->pushConstantBytes, a.abiSlot + uint32_t(sizeOf(a.dtype)));
   artifact->code = std::move(code);
   artifact->tensorMaps = std::move(tensorMaps);
+  artifact->divisibleArgs.assign(divisible.begin(), divisible.end());
   return Status();
+}
+
+/// The integer arguments a variant specialized for multiples of kSpecializedDivisor assumes so:
+/// the fewest without which some masked load (other than a dot's operand, which is staged its
+/// own way) would lose runs that the assumption proves uniform (uniformRunLengths), up to 16
+/// elements. Empty where the assumption proves nothing more: no variant then.
+std::vector<uint32_t> specializedArgs(const TracedKernel &kernel) {
+  OwningOpRef<ModuleOp> module = kernel.impl_->module->clone();
+  func::FuncOp f = kernelOf(*module);
+  std::vector<uint32_t> args;
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    if (Type t = f.getArgument(i).getType(); t.isSignlessInteger(32) || t.isSignlessInteger(64))
+      args.push_back(i);
+  auto runs = [&] {
+    std::vector<int64_t> out;
+    for (auto [op, run] : backend::uniformRunLengths(f)) // (ordered by operation address: same each call)
+      if (auto load = dyn_cast<tile::LoadOp>(op); load && load.getMask() &&
+                                                  llvm::any_of(op->getUsers(), [](Operation *u) { return !isa<tile::DotOp>(u); }))
+        out.push_back(std::min<int64_t>(run, kSpecializedDivisor));
+    return out;
+  };
+  const std::vector<int64_t> plain = runs();
+  auto mark = [&](ArrayRef<uint32_t> marked) {
+    for (uint32_t i : args)
+      f.removeArgAttr(i, tile::kArgDivisibilityAttr);
+    assumeDivisible(*module, marked);
+  };
+  mark(args);
+  const std::vector<int64_t> all = runs();
+  if (all == plain)
+    return {};
+  // Drop each argument whose assumption the runs do not need.
+  for (size_t i = 0; i < args.size();) {
+    std::vector<uint32_t> fewer = args;
+    fewer.erase(fewer.begin() + i);
+    mark(fewer);
+    if (runs() == all)
+      args = std::move(fewer);
+    else
+      ++i;
+  }
+  return args;
 }
 
 } // namespace
@@ -394,6 +457,7 @@ Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const T
     e.args = k.signature();
     e.numWarps = k.numWarps();
     e.tileIR = k.tileIR();
+    const std::vector<uint32_t> divisible = specializedArgs(k);
     for (const TargetDesc &t : targets) {
       Result<TargetDesc> valid = validateTarget(t);
       if (!valid)
@@ -410,7 +474,17 @@ Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const T
           return s;
         e.artifacts.push_back(std::move(plain));
       }
+      // A variant for launches whose `divisible` arguments are multiples of 16, where that proves
+      // more of the masked loads' runs uniform (Argument specialization, docs/compiler.md). Not
+      // beside a tensor-copy form, which runs wherever its maps can be built.
+      const bool copies = !a.tensorMaps.empty();
       e.artifacts.push_back(std::move(a));
+      if (!divisible.empty() && !copies) {
+        Artifact v;
+        if (Status s = runPipeline(k, *valid, std::nullopt, &v, nullptr, false, divisible); !s)
+          return s;
+        e.artifacts.push_back(std::move(v));
+      }
     }
     pkg.kernels.push_back(std::move(e));
   }

@@ -238,11 +238,47 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
       r.replaceOpWithMultiple(op, {ValueRange(elementwise(r, loc, 0, int64_t(offsets.size())))});
       return success();
     }
+    // Runs proven contiguous, aligned and under one mask bit (uniformRuns): each is one wide
+    // access or none, with no element-by-element path.
+    const bool uniform = lowering.uniformRuns.count(op) && lowering.uniformRuns.at(op) >= vec;
+    auto wholeRun = [&](OpBuilder &b, Location l, size_t j) {
+      return lowering.target.loadRun(b, l, buffer, offsets.slice(j, size_t(vec)), elem);
+    };
+    auto uniformRuns = [&](OpBuilder &b, Location l) {
+      SmallVector<Value> out;
+      for (size_t j = 0; j < offsets.size(); j += size_t(vec)) {
+        SmallVector<Value> run;
+        if (mask.empty()) {
+          run = wholeRun(b, l, j);
+        } else {
+          SmallVector<Value> otherwise =
+              other.empty() ? SmallVector<Value>(size_t(vec), zero) : SmallVector<Value>(other.slice(j, size_t(vec)));
+          auto branch = scf::IfOp::create(
+              b, l, mask[j], [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, wholeRun(nb, nl, j)); },
+              [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, otherwise); });
+          run.assign(branch.getResults().begin(), branch.getResults().end());
+        }
+        out.append(run.begin(), run.end());
+      }
+      return out;
+    };
+    if (uniform && mask.empty()) {
+      r.replaceOpWithMultiple(op, {ValueRange(uniformRuns(r, loc))});
+      return success();
+    }
     // One branch for all the thread's runs: where every run is whole, their wide loads sit in one
     // block and are all in flight at once (a branch per run kept each load behind the previous
     // one's merge on NVIDIA's Vulkan driver); otherwise every element on its own.
-    auto branch = scf::IfOp::create(r, loc, SmallVector<Type>(offsets.size(), elem), allRunsWhole(r, loc, offsets, mask, vec),
-                                    true);
+    Value whole;
+    if (uniform) {
+      Conjunction all(r, loc);
+      for (size_t j = 0; j < offsets.size(); j += size_t(vec))
+        all.add(mask[j]);
+      whole = all.build();
+    } else {
+      whole = allRunsWhole(r, loc, offsets, mask, vec);
+    }
+    auto branch = scf::IfOp::create(r, loc, SmallVector<Type>(offsets.size(), elem), whole, true);
     {
       OpBuilder::InsertionGuard guard(r);
       r.setInsertionPointToStart(branch.thenBlock());
@@ -253,7 +289,7 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
       }
       scf::YieldOp::create(r, loc, elems);
       r.setInsertionPointToStart(branch.elseBlock());
-      scf::YieldOp::create(r, loc, elementwise(r, loc, 0, int64_t(offsets.size())));
+      scf::YieldOp::create(r, loc, uniform ? uniformRuns(r, loc) : elementwise(r, loc, 0, int64_t(offsets.size())));
     }
     r.replaceOpWithMultiple(op, {ValueRange(branch.getResults())});
     return success();
@@ -288,11 +324,26 @@ struct StoreLowering final : OpConversionPattern<tile::StoreOp> {
       }
     };
     const int64_t vec = runLength(layout, values.empty() ? Type() : values[0].getType(), offsets.size());
+    const bool uniform = vec > 1 && lowering.uniformRuns.count(op) && lowering.uniformRuns.at(op) >= vec;
     // A branch per run: a store has nothing to wait for, and one condition over all the runs kept
     // every offset live at once (an f32 matmul's epilogue took 188 registers instead of 124).
     for (size_t j = 0; j < offsets.size(); j += size_t(vec)) {
       if (vec == 1) {
         elementwise(r, loc, j, 1);
+        continue;
+      }
+      // Runs proven contiguous, aligned and under one mask bit (uniformRuns) store whole where
+      // their first bit is set, and nothing otherwise.
+      if (uniform) {
+        OpBuilder::InsertionGuard guard(r);
+        Value cond = mask.empty() ? owner : mask[j];
+        if (owner && !mask.empty())
+          cond = arith::AndIOp::create(r, loc, cond, owner);
+        if (cond) {
+          auto branch = scf::IfOp::create(r, loc, TypeRange{}, cond, false);
+          r.setInsertionPointToStart(branch.thenBlock());
+        }
+        lowering.target.storeRun(r, loc, buffer, offsets.slice(j, size_t(vec)), values.slice(j, size_t(vec)));
         continue;
       }
       Value whole = wholeRunCondition(r, loc, offsets, mask, j, vec);

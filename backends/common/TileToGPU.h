@@ -144,6 +144,10 @@ struct TileLowering {
     int64_t rowOffset = 0, colOffset = 0; // (TensorWindow's)
   };
   std::map<mlir::Operation *, TensorCopy> tensorCopies;
+  /// Per tile.load and tile.store, the run length its offsets and mask are proven uniform over
+  /// (uniformRunLengths, before the arguments are replaced): a thread's run of at most that many
+  /// elements is one wide access behind its first mask bit, with no element-by-element path.
+  std::map<mlir::Operation *, int64_t> uniformRuns;
 
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
@@ -213,6 +217,12 @@ void planDotStaging(mlir::Operation *kernel, TileLowering &lowering);
 /// After the lowering: removes the tensor map parameters nothing reads (an operand that was not
 /// pipelined after all) from the kernel and from its kTensorMapsAttr.
 void dropUnusedTensorMaps(mlir::Operation *kernel);
+
+/// Per tile.load and tile.store of `kernel` (a tile-IR function): the longest power-of-two L such
+/// that along the last dimension every aligned group of L elements has offsets o, o + 1, ...,
+/// o + L - 1 with o a multiple of L, and one mask value (RunAnalysis.cpp). Integer arguments
+/// marked tile.divisibility = d count as multiples of d.
+std::map<mlir::Operation *, int64_t> uniformRunLengths(mlir::Operation *kernel);
 
 /// Can the thread's run of `vec` elements from j on be one wide access at run time: offsets
 /// contiguous, the first a multiple of vec, every mask bit set (LoadStoreOpToGPU.cpp)?

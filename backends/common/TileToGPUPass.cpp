@@ -208,6 +208,8 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   b.setInsertionPointToStart(&entry);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   tid = arith::IndexCastOp::create(b, loc, b.getI32Type(), tid);
+  // What the arguments' divisibility proves about loads and stores (it reads their attributes).
+  std::map<Operation *, int64_t> uniformRuns = uniformRunLengths(kernel);
   Block &body = kernel.getBody().front();
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
     Value v;
@@ -247,6 +249,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.tensorCopiesProgramBarrier = copies.programBarrier;
   lowering.warpgroupPingpong = copies.pingpong;
   lowering.maxVec = maxVec;
+  lowering.uniformRuns = std::move(uniformRuns);
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
   // layout first, and a dot on matrix units loads its fragments from x's rows.
   SmallVector<tile::DotOp> transposedB;

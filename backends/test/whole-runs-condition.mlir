@@ -39,23 +39,34 @@ func.func @rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {til
 
 // A window lo <= cols < hi: the lower bound is tested on the first element, the upper on the
 // last, with one no-wrap test for both. Offsets loaded from memory have no linear form: each run keeps
-// its contiguity and alignment tests.
+// its contiguity and alignment tests. The index load itself reads at the arange, whose runs are
+// proven whole (uniformRunLengths): two wide loads with no test.
 
 // CHECK-LABEL: gpu.func @window
 // CHECK: %[[F:.*]] = arith.addi %{{.*}}, %c0_i32 : i32
 // CHECK: %[[L:.*]] = arith.addi %[[F]], %c131_i32 : i32
-// CHECK: %[[O:.*]]:8 = scf.if
+// CHECK-NOT: scf.if
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: %[[O0:.*]] = llvm.extractelement
+// CHECK: %[[O1:.*]] = llvm.extractelement
+// CHECK: %[[O2:.*]] = llvm.extractelement
+// CHECK: %[[O3:.*]] = llvm.extractelement
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: %[[O4:.*]] = llvm.extractelement
+// CHECK: %[[O5:.*]] = llvm.extractelement
+// CHECK: %[[O6:.*]] = llvm.extractelement
+// CHECK: %[[O7:.*]] = llvm.extractelement
 // CHECK: %[[LOWER:.*]] = arith.cmpi sge, %[[F]], %arg2 : i32
 // CHECK: %[[UPPER:.*]] = arith.cmpi slt, %[[L]], %arg3 : i32
 // Both runs' alignment and contiguity tests, then one no-wrap test for both bounds.
-// CHECK: arith.andi %[[O]]#0, %{{.*}} : i32
-// CHECK: arith.cmpi eq, %[[O]]#1
-// CHECK: arith.cmpi eq, %[[O]]#2
-// CHECK: arith.cmpi eq, %[[O]]#3
-// CHECK: arith.andi %[[O]]#4, %{{.*}} : i32
-// CHECK: arith.cmpi eq, %[[O]]#5
-// CHECK: arith.cmpi eq, %[[O]]#6
-// CHECK: arith.cmpi eq, %[[O]]#7
+// CHECK: arith.andi %[[O0]], %{{.*}} : i32
+// CHECK: arith.cmpi eq, %[[O1]]
+// CHECK: arith.cmpi eq, %[[O2]]
+// CHECK: arith.cmpi eq, %[[O3]]
+// CHECK: arith.andi %[[O4]], %{{.*}} : i32
+// CHECK: arith.cmpi eq, %[[O5]]
+// CHECK: arith.cmpi eq, %[[O6]]
+// CHECK: arith.cmpi eq, %[[O7]]
 // CHECK-NEXT: %[[ORDERED:.*]] = arith.cmpi sle, %[[F]], %[[L]] : i32
 // CHECK-NOT: arith.cmpi
 // CHECK: %[[C1:.*]] = arith.andi %{{.*}}, %[[LOWER]] : i1

@@ -263,3 +263,45 @@ TEST_CASE("artifact.producer_warpgroup_by_default_on_two_warpgroups") {
   REQUIRE_FALSE(bad);
   CHECK(contains(bad.status().message(), "producer-warp='sometimes': use auto, on or off"));
 }
+
+TEST_CASE("artifact.specialized_layernorm_needs_no_element_paths") {
+  // Layernorm over rows of 4096 f16 on 8 warps, written as a user would: its variant for n a
+  // multiple of 16 reads and writes each thread's runs whole or not at all, so the registers
+  // the element-by-element paths held are free (ptxas 13: 78 for the plain code, 50 for the
+  // variant), and a multiprocessor takes 5 programs instead of 3.
+  constexpr int kBlock = 4096;
+  auto layernorm = [](tl::Ptr<f16> x, tl::Ptr<f16> y, tl::Ptr<f16> w, tl::Ptr<f16> b, tl::Scalar<int32_t> n) {
+    tl::Tile row = tl::program_id(0) * n, cols = tl::arange(0, kBlock), mask = cols < n;
+    tl::Tile v = tl::cast(tl::load(x + row + cols, mask, 0), DType::F32);
+    tl::Tile nf = tl::cast(n, DType::F32);
+    tl::Tile centered = tl::where(mask, v - tl::sum(v) / nf, 0.0f);
+    tl::Tile r = tl::rsqrt(tl::sum(centered * centered) / nf + 1e-5f);
+    tl::Tile scale = tl::cast(tl::load(w + cols, mask), DType::F32);
+    tl::Tile shift = tl::cast(tl::load(b + cols, mask), DType::F32);
+    tl::store(y + row + cols, tl::cast(centered * r * scale + shift, DType::F16), mask);
+  };
+  TracedKernel k = require(trace("layernorm", layernorm, {.numWarps = 8}), "trace");
+  Package p = require(compile(k, nvptxTarget("sm_90")), "compile");
+  REQUIRE(p.kernels[0].artifacts.size() == 2);
+  const Artifact &plain = p.kernels[0].artifacts[0], &variant = p.kernels[0].artifacts[1];
+  CHECK(plain.divisibleArgs.empty());
+  CHECK(variant.divisibleArgs == std::vector<uint32_t>{4});
+  // The plain code's element path reads single f16 elements; the variant reads none.
+  CHECK(contains(ptxText(plain), "ld.global.b16"));
+  CHECK_FALSE(contains(ptxText(variant), "ld.global.b16"));
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    skipTest("ptxas not found: register counts not checked (set TESSERA_PTXAS or install the CUDA toolkit)");
+    return;
+  }
+  auto registers = [&](const Artifact &a) {
+    std::string log;
+    REQUIRE_MESSAGE(assemble(ptxas, ptxText(a), "sm_90", &log, "-v") == 0, "ptxas failed:\n" << log);
+    const size_t at = log.find("Used ");
+    REQUIRE_MESSAGE(at != std::string::npos, log);
+    return std::stoi(log.substr(at + 5));
+  };
+  const int plainRegisters = registers(plain), variantRegisters = registers(variant);
+  MESSAGE("registers: plain " << plainRegisters << ", variant " << variantRegisters);
+  CHECK(variantRegisters + 16 <= plainRegisters);
+}

@@ -368,3 +368,56 @@ TEST_CASE("launch.wrapped_mask_bits_keep_their_elements") {
     }
   }
 }
+
+TEST_CASE("launch.rows_of_multiples_of_16_run_the_specialized_variant") {
+  // Rows n elements apart, masked by cols < n: the package holds a variant that assumes n is a
+  // multiple of 16 (and nothing of `scale`, which no offset or mask reads), and launches whose n
+  // is run it: a row shorter than the block loads and stores each thread's runs whole or not at
+  // all. Every n gives the same exact results.
+  constexpr int kBlock = 1024;
+  auto rows = [](tl::Ptr<f16> x, tl::Ptr<float> y, tl::Scalar<int32_t> n, tl::Scalar<int32_t> scale) {
+    tl::Tile row = tl::program_id(0) * n, cols = tl::arange(0, kBlock), mask = cols < n;
+    tl::Tile v = tl::cast(tl::load(x + row + cols, mask, 0), DType::F32);
+    tl::store(y + row + cols, v * tl::cast(scale, DType::F32), mask);
+  };
+  TracedKernel traced = require(trace("scaled_rows", rows, {.numWarps = 2, .argNames = {"x", "y", "n", "scale"}}), "trace");
+  for (DeviceUnderTest &d : everyDevice()) {
+    uint32_t seed = freshSeed();
+    CAPTURE(d.label);
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    Package pkg = require(compile(traced, d.device->target()), "compile");
+    REQUIRE(pkg.kernels[0].artifacts.size() == 2);
+    CHECK(pkg.kernels[0].artifacts[0].divisibleArgs.empty());
+    CHECK(pkg.kernels[0].artifacts[1].divisibleArgs == std::vector<uint32_t>{2});
+    Module module = require(d.device->load(pkg), "load");
+    Kernel k = require(module.kernel("scaled_rows"), "kernel");
+    auto specializedLaunches = [&] {
+      for (const KernelStatistic &s : k.statistics())
+        if (s.name == "specialized launches") return int(s.value);
+      return -1;
+    };
+    CHECK(specializedLaunches() == 0);
+    const int32_t multiple = 16 * std::uniform_int_distribution<int32_t>(1, kBlock / 16 - 1)(rng);
+    const int32_t other = multiple + std::uniform_int_distribution<int32_t>(1, 15)(rng);
+    int expected = 0;
+    for (int32_t n : {multiple, other, int32_t(kBlock)}) {
+      CAPTURE(n);
+      const uint32_t rowCount = std::uniform_int_distribution<uint32_t>(2, 5)(rng);
+      const int32_t scale = std::uniform_int_distribution<int32_t>(-3, 3)(rng) | 1;
+      std::uniform_real_distribution<float> dist(-8.f, 8.f);
+      std::vector<f16> x(size_t(rowCount) * n);
+      std::vector<float> want(x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = f16::fromFloat(dist(rng));
+        want[i] = x[i].toFloat() * float(scale);
+      }
+      Buffer bx = deviceBuffer(*d.device, x), out = poisonedBuffer(*d.device, DType::F32, x.size());
+      Status s = k.launch({rowCount, 1, 1}, {bx, out, n, scale});
+      REQUIRE_MESSAGE(s.ok(), s.toString());
+      checkExact(downloaded<float>(out), want, seed);
+      expected += n % 16 == 0;
+      CHECK(specializedLaunches() == expected);
+    }
+  }
+}

@@ -33,12 +33,17 @@ TEST_CASE("package.contents") {
     CHECK(e.args == k.signature());
     CHECK(e.numWarps == k.numWarps());
     CHECK(e.tileIR == k.tileIR());
-    REQUIRE(e.artifacts.size() == 3);
-    for (size_t t = 0; t < 3; ++t) {
-      // Artifacts come in target order, each with the resolved target (ptxVersion 0 -> 78).
-      CHECK(e.artifacts[t].target == *validateTarget(c.targets[t]));
-      CHECK(e.artifacts[t].entryPoint == k.name());
-    }
+    // Artifacts come in target order, each with the resolved target (ptxVersion 0 -> 78): the
+    // plain code, then its variant for launches whose n (argument 3, the mask's bound) is a
+    // multiple of 16.
+    REQUIRE(e.artifacts.size() == 6);
+    for (size_t t = 0; t < 3; ++t)
+      for (size_t v = 0; v < 2; ++v) {
+        const Artifact &a = e.artifacts[2 * t + v];
+        CHECK(a.target == *validateTarget(c.targets[t]));
+        CHECK(a.entryPoint == k.name());
+        CHECK(a.divisibleArgs == (v ? std::vector<uint32_t>{3} : std::vector<uint32_t>{}));
+      }
   }
   CHECK(c.pkg.find("masked_scale") == &c.pkg.kernels[1]);
   CHECK(c.pkg.find("nope") == nullptr);
@@ -61,7 +66,8 @@ TEST_CASE("package.find_picks_the_matching_artifact") {
     const Artifact *sg8 = e.find(TargetKind::SPIRV, 8);
     REQUIRE(sg8 != nullptr);
     CHECK(sg8->target.subgroupSize == 8);
-    CHECK(sg8 == &e.artifacts[1]);
+    CHECK(sg8 == &e.artifacts[2]); // the plain code, not its variant
+    CHECK(sg8->divisibleArgs.empty());
     CHECK(sg8->blockSize[0] == e.numWarps * 8);
 
     const Artifact *sg32 = e.find(TargetKind::SPIRV, 32);

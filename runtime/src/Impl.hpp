@@ -3,6 +3,8 @@
 
 #include "Driver.hpp"
 
+#include <atomic>
+
 namespace tessera::detail {
 
 struct DeviceImpl {
@@ -26,7 +28,19 @@ struct ModuleImpl {
   Package package;                         // owned copy: Kernel points into it
   std::vector<const Artifact *> artifacts; // per kernel, the one chosen for this device
   std::vector<std::unique_ptr<DriverKernel>> kernels;
-  ~ModuleImpl() { kernels.clear(); }
+  /// Per kernel, its variant specialized for arguments that are multiples of kSpecializedDivisor
+  /// (Artifact::divisibleArgs), of the chosen artifact's target, or none; launches that satisfy
+  /// it run it instead.
+  struct Variant {
+    const Artifact *artifact = nullptr;
+    std::unique_ptr<DriverKernel> kernel;
+    std::unique_ptr<std::atomic<uint64_t>> launches = std::make_unique<std::atomic<uint64_t>>(0);
+  };
+  std::vector<Variant> variants;
+  ~ModuleImpl() {
+    variants.clear();
+    kernels.clear();
+  }
 };
 
 struct StreamImpl {

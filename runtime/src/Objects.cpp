@@ -1,7 +1,9 @@
 // The public handles (Device, Buffer, Module, Kernel): bounds and signature checks, then the driver call.
 #include "Impl.hpp"
 
+#include <cstdlib>
 #include <limits>
+#include <string_view>
 
 namespace tessera {
 
@@ -173,6 +175,22 @@ Result<Module> Device::load(const Package &pkg) {
     if (!kernel) return kernel.status();
     module->artifacts.push_back(*artifact);
     module->kernels.push_back(std::move(*kernel));
+    // The chosen code's variant for arguments that are multiples of 16, unless
+    // TESSERA_SPECIALIZE=0 keeps every launch on the plain code (comparisons).
+    detail::ModuleImpl::Variant variant;
+    static const bool specialize = [] {
+      const char *env = std::getenv("TESSERA_SPECIALIZE");
+      return !(env && std::string_view(env) == "0");
+    }();
+    for (const Artifact &a : k.artifacts)
+      if (specialize && !a.divisibleArgs.empty() && a.tensorMaps.empty() && a.target == (*artifact)->target) {
+        Result<std::unique_ptr<detail::DriverKernel>> v = impl_->native->loadKernel(k, a);
+        if (!v) return v.status();
+        variant.artifact = &a;
+        variant.kernel = std::move(*v);
+        break;
+      }
+    module->variants.push_back(std::move(variant));
   }
   Module m;
   m.impl_ = std::move(module);
@@ -315,7 +333,18 @@ std::string scalarHint(DType t) {
 
 std::vector<KernelStatistic> Kernel::statistics() const {
   if (!module_ || !entry_) return {};
-  return module_->kernels[index_]->statistics();
+  std::vector<KernelStatistic> out = module_->kernels[index_]->statistics();
+  const detail::ModuleImpl::Variant &v = module_->variants[index_];
+  if (v.kernel) {
+    std::string args;
+    for (uint32_t i : v.artifact->divisibleArgs) args += (args.empty() ? "" : ", ") + entry_->args[i].name;
+    out.push_back({"specialized launches", "launches so far that ran the variant for " + args + " divisible by " +
+                                               std::to_string(kSpecializedDivisor),
+                   double(v.launches->load(std::memory_order_relaxed))});
+    for (const KernelStatistic &s : v.kernel->statistics())
+      out.push_back({"specialized " + s.name, "the variant's: " + s.description, s.value});
+  }
+  return out;
 }
 
 Status Kernel::launch(Grid grid, std::span<const KernelArg> args) const {
@@ -385,6 +414,24 @@ Status Kernel::launchOn(detail::DriverStream &stream, Grid grid, std::span<const
                         " exceeds the limit of " + std::to_string(bi.maxGroupCount[axis]) + " programs on that axis for " +
                         dev.info.name + " via " + toString(dev.backend));
 
+  // The variant for arguments that are multiples of 16 where these are.
+  if (const detail::ModuleImpl::Variant &v = module_->variants[index_]; v.kernel) {
+    bool holds = true;
+    for (uint32_t i : v.artifact->divisibleArgs) {
+      int64_t value = 0;
+      switch (k.args[i].dtype) {
+      case DType::I32: value = *static_cast<const int32_t *>(native[i].scalar); break;
+      case DType::U32: value = *static_cast<const uint32_t *>(native[i].scalar); break;
+      case DType::I64: value = *static_cast<const int64_t *>(native[i].scalar); break;
+      default: holds = false; break;
+      }
+      holds = holds && value % kSpecializedDivisor == 0;
+    }
+    if (holds) {
+      v.launches->fetch_add(1, std::memory_order_relaxed);
+      return v.kernel->launch(stream, grid, native);
+    }
+  }
   return module_->kernels[index_]->launch(stream, grid, native);
 }
 

@@ -1,4 +1,4 @@
-// Kernel package v2: writer, bounds-checked reader and file I/O. Layout: docs/package-format.md.
+// Kernel package v3: writer, bounds-checked reader and file I/O. Layout: docs/package-format.md.
 #include "tessera/runtime/Package.hpp"
 
 #include <atomic>
@@ -174,6 +174,16 @@ void readArtifact(Reader &r, Artifact &a, uint32_t version, size_t argCount) {
     readTensorMap(r, m, argCount);
     a.tensorMaps.push_back(m);
   }
+  if (version < 3) return;
+  uint32_t divisible = r.count("divisible argument count", 4);
+  for (uint32_t i = 0; i < divisible && !r.failed(); ++i) {
+    size_t at = r.pos();
+    uint32_t arg = r.u32("divisible argument");
+    if (!r.failed() && arg >= argCount)
+      r.fail("divisible argument " + std::to_string(arg) + " of a kernel with " + std::to_string(argCount) + " arguments",
+             at);
+    a.divisibleArgs.push_back(arg);
+  }
 }
 
 void readKernel(Reader &r, KernelEntry &k, uint32_t version) {
@@ -223,7 +233,7 @@ const Artifact *KernelEntry::find(TargetKind kind, uint32_t subgroupSize) const 
   // An exact subgroup match wins; an artifact recorded with subgroupSize 0 runs at any size.
   const Artifact *any = nullptr;
   for (const Artifact &a : artifacts) {
-    if (a.target.kind != kind) continue;
+    if (a.target.kind != kind || !a.divisibleArgs.empty()) continue; // (a specialized variant)
     if (a.target.subgroupSize == subgroupSize) return &a;
     if (a.target.subgroupSize == 0 && !any) any = &a;
   }
@@ -273,6 +283,8 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
         p.u32(m.swizzleBytes);
         p.u32(m.rank);
       }
+      p.u32(static_cast<uint32_t>(a.divisibleArgs.size()));
+      for (uint32_t arg : a.divisibleArgs) p.u32(arg);
     }
   }
   std::vector<uint8_t> payload = p.take();

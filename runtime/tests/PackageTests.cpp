@@ -1,4 +1,4 @@
-// Kernel package v2: round trip, exact header layout, and every way a damaged file must be refused.
+// Kernel package v3: round trip, exact header layout, and every way a damaged file must be refused.
 #include "TestSupport.hpp"
 
 #include <cstdio>
@@ -30,6 +30,10 @@ Package samplePackage() {
   t.tensorMaps.push_back({0, {1, 0}, {-1, 4096}, {-1, 4104}, 8, 64, 128});
   t.tensorMaps.push_back({0, {-1, 7}, {1, 0}, {1, 0}, 64, 32, 64});
   k.artifacts.push_back(t);
+  // A variant specialized for launches whose `rows` is a multiple of 16.
+  Artifact v = a;
+  v.divisibleArgs = {1};
+  k.artifacts.push_back(v);
   p.kernels.push_back(k);
   return p;
 }
@@ -144,36 +148,60 @@ TEST_CASE("package.bad_magic") {
 
 TEST_CASE("package.newer_version_is_unsupported") {
   std::vector<uint8_t> b = serializePackage(samplePackage());
-  b[8] = 3;
+  b[8] = 4;
   auto r = parsePackage(b);
   CHECK(codeOf(r.status()) == codeName(StatusCode::Unsupported));
   CHECK(r.status().message() ==
-        "package format version 3 is newer than this runtime reads (2); rebuild the package with this Tessera or "
+        "package format version 4 is newer than this runtime reads (3); rebuild the package with this Tessera or "
         "update the runtime");
 }
 
-TEST_CASE("package.version_1_still_reads") {
-  // Version 1 is version 2 without each artifact's tensor-map count: a one-artifact package
-  // written as version 2 with no maps, less its last 4 bytes, is the same package in version 1.
+/// An older format's bytes of a one-artifact package: the same package written in the current
+/// format, less the last `dropped` bytes (the counts that format adds, all 0). The same bytes
+/// read as `version + 1` must be refused for `missing`, its first such count.
+void checkOlderVersion(uint8_t version, size_t dropped, const char *missing) {
+  CAPTURE(int(version));
   Package p;
   p.kernels.push_back(addScalarKernel({ptxArtifact("sm_90")}));
   std::vector<uint8_t> b = serializePackage(p);
-  REQUIRE(b[8] == 2);
-  const uint64_t lastWord = readU64(b, b.size() - 8);
-  REQUIRE((lastWord >> 32) == 0); // the count, 0
-  b.resize(b.size() - 4);
-  b[8] = 1;
+  REQUIRE(b[8] == kPackageFormatVersion);
+  for (size_t i = b.size() - dropped; i < b.size(); ++i) REQUIRE(b[i] == 0);
+  b.resize(b.size() - dropped);
+  b[8] = version;
   writeU64(b, 16, b.size() - 32); // the payload's length
   resealPackage(b);
   auto back = parsePackage(b);
   REQUIRE_MESSAGE(back.ok(), back.status().toString());
   CHECK(*back == p);
-  // The same bytes read as version 2 are missing the count.
-  b[8] = 2;
+  b[8] = uint8_t(version + 1);
   resealPackage(b);
-  auto v2 = parsePackage(b);
-  CHECK(codeOf(v2.status()) == codeName(StatusCode::Corrupt));
-  CHECK(contains(v2.status().message(), "truncated tensor map count"));
+  auto newer = parsePackage(b);
+  CHECK(codeOf(newer.status()) == codeName(StatusCode::Corrupt));
+  CHECK(contains(newer.status().message(), std::string("truncated ") + missing));
+}
+
+TEST_CASE("package.version_2_still_reads") {
+  // Version 2 is version 3 without each artifact's divisible-argument count.
+  checkOlderVersion(2, 4, "divisible argument count");
+}
+
+TEST_CASE("package.divisible_arguments_are_checked") {
+  Package p;
+  Artifact a = ptxArtifact("sm_90");
+  a.divisibleArgs = {3};
+  p.kernels.push_back(addScalarKernel({a}));
+  auto ok = parsePackage(serializePackage(p));
+  REQUIRE_MESSAGE(ok.ok(), ok.status().toString());
+  CHECK(ok->kernels[0].artifacts[0].divisibleArgs == std::vector<uint32_t>{3});
+  p.kernels[0].artifacts[0].divisibleArgs = {4};
+  auto bad = parsePackage(serializePackage(p));
+  CHECK(codeOf(bad.status()) == codeName(StatusCode::Corrupt));
+  CHECK(contains(bad.status().message(), "divisible argument 4 of a kernel with 4 arguments"));
+}
+
+TEST_CASE("package.version_1_still_reads") {
+  // Version 1 is version 3 without each artifact's tensor-map and divisible-argument counts.
+  checkOlderVersion(1, 8, "tensor map count");
 }
 
 TEST_CASE("package.tensor_map_fields_are_checked") {

@@ -38,6 +38,9 @@ inline bool isPortable(mlir::Operation *kernel) {
 }
 /// Per-argument dtype name ("u8", "u32") where the MLIR type alone (signless) does not say it.
 inline constexpr llvm::StringLiteral kArgDTypeAttr = "tile.dtype";
+/// Per integer scalar argument, a power of two d: the code may assume the argument is a multiple
+/// of d (a variant specialized for such launches: docs/compiler.md, "Argument specialization").
+inline constexpr llvm::StringLiteral kArgDivisibilityAttr = "tile.divisibility";
 
 /// Is `n` a positive power of two?
 inline bool isPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }

@@ -195,7 +195,8 @@ Result<const Artifact *> CudaDevice::selectArtifact(const KernelEntry &kernel) {
   uint32_t bestCc = 0;
   bool bestArch = false;
   for (const Artifact &a : kernel.artifacts) {
-    if (a.target.kind != TargetKind::PTX || !a.tensorMaps.empty()) continue; // (a tensor-copy form: loadKernel)
+    // (A tensor-copy form: loadKernel; a specialized variant: Device::load.)
+    if (a.target.kind != TargetKind::PTX || !a.tensorMaps.empty() || !a.divisibleArgs.empty()) continue;
     if (a.target.subgroupSize != 0 && a.target.subgroupSize != info_.info.subgroupSize) continue;
     uint32_t cc = 0;
     bool archSpecific = false;

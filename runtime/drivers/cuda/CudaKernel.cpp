@@ -98,7 +98,7 @@ Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const Kerne
   CudaCode copies;
   if (api_.cuTensorMapEncodeTiled && allowed)
     for (const Artifact &a : kernel.artifacts)
-      if (!a.tensorMaps.empty() && a.target == artifact.target && a.blockSize[1] == artifact.blockSize[1] &&
+      if (!a.tensorMaps.empty() && a.divisibleArgs.empty() && a.target == artifact.target && a.blockSize[1] == artifact.blockSize[1] &&
           a.blockSize[2] == artifact.blockSize[2] && a.blockSize[0] >= artifact.blockSize[0] &&
           uint64_t(a.blockSize[0]) * a.blockSize[1] * a.blockSize[2] <= bi.maxThreadsPerGroup) {
         Result<CudaCode> c = loadCode(api_, kernel, a, info_);

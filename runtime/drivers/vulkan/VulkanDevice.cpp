@@ -319,7 +319,7 @@ Result<const Artifact *> VulkanDevice::selectArtifact(const KernelEntry &kernel)
   const uint32_t subgroup = physical_.info.info.subgroupSize;
   std::vector<const Artifact *> exact, any;
   for (const Artifact &a : kernel.artifacts) {
-    if (a.target.kind != TargetKind::SPIRV) continue;
+    if (a.target.kind != TargetKind::SPIRV || !a.divisibleArgs.empty()) continue; // (a specialized variant: Device::load)
     uint32_t needs = 0;
     if (!a.target.chip.empty() && parseVulkanChip(a.target.chip, needs) && needs > physical_.apiVersion) continue;
     if (hasCoopMatrix(a.target.chip) && !coopMatrixCheck().usable) continue; // runs the self-test once

@@ -14,7 +14,7 @@
 namespace tessera {
 
 /// Newest package format this build reads and the one it writes.
-inline constexpr uint32_t kPackageFormatVersion = 2;
+inline constexpr uint32_t kPackageFormatVersion = 3;
 
 enum class ArgKind : uint8_t { Buffer = 1, Scalar = 2 };
 
@@ -89,6 +89,10 @@ struct TensorMapSpec {
   bool operator==(const TensorMapSpec &) const = default;
 };
 
+/// What a specialized artifact assumes of its divisibleArgs: multiples of 16, so that a row of a
+/// 16-bit matrix starts 32-byte aligned and a mask `cols < n` is one bit per run of 16 elements.
+inline constexpr int64_t kSpecializedDivisor = 16;
+
 struct Artifact {
   TargetDesc target;
   std::string entryPoint;                  // symbol in the PTX / OpEntryPoint name in SPIR-V
@@ -100,6 +104,11 @@ struct Artifact {
   /// bulk-tensor-copy form of another artifact of the same target in the kernel, which the
   /// runtime launches instead where the maps can be built for the launch's arguments.
   std::vector<TensorMapSpec> tensorMaps;
+  /// Argument specialization (format 3): the integer scalar arguments, by index, that this code
+  /// assumes are multiples of kSpecializedDivisor. An artifact with them is a variant of the plain
+  /// artifact of the same target (selection never picks it itself); the runtime launches it
+  /// instead where the launch's arguments satisfy the assumption.
+  std::vector<uint32_t> divisibleArgs;
   bool operator==(const Artifact &) const = default;
 };
 
@@ -111,7 +120,8 @@ struct KernelEntry {
   std::vector<Artifact> artifacts;
   bool operator==(const KernelEntry &) const = default;
 
-  /// The artifact for `target`-kind code that a device with this subgroup size can run, or null.
+  /// The artifact for `target`-kind code that a device with this subgroup size can run, or null
+  /// (plain code: never a specialized variant).
   const Artifact *find(TargetKind kind, uint32_t subgroupSize) const;
 };
 

@@ -1,0 +1,58 @@
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx" | FileCheck %s
+// RUN: sed -e 's/ {tile.divisibility = 16 : i64}//' %s | tessera-opt --convert-tile-to-gpu="target=nvptx" | FileCheck %s --check-prefix=PLAIN
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=32" | FileCheck %s --check-prefix=SPIRV
+// RUN: sed -e 's/ {tile.divisibility = 16 : i64}//' %s | tessera-opt --convert-tile-to-gpu="target=spirv subgroup-size=32" | FileCheck %s --check-prefix=SPIRV-PLAIN
+
+// A row of 512 f16 over one warp (two runs of 8 a thread, at row + 8 tid and row + 8 tid + 256),
+// masked by cols < n, the rows n elements apart. With n a multiple of 16 (tile.divisibility, a
+// specialized variant), every run is contiguous, 16-byte aligned and under one mask bit
+// (uniformRunLengths): where both runs are in the row, one branch with both wide loads; else
+// each run on its own, loaded whole behind its first mask bit or not at all. No element is
+// read or written on its own. Without the assumption the element-by-element path stays.
+
+// CHECK-LABEL: gpu.func @rows
+// CHECK: %[[T8:.*]] = arith.muli %{{.*}}, %c8_i32 : i32
+// CHECK: %[[FIRST:.*]] = arith.addi %[[T8]], %c0_i32 : i32
+// CHECK: %[[SECOND:.*]] = arith.addi %[[FIRST]], %c256_i32 : i32
+// CHECK: %[[IN0:.*]] = arith.cmpi slt, %[[FIRST]], %arg2 : i32
+// CHECK: %[[IN1:.*]] = arith.cmpi slt, %[[SECOND]], %arg2 : i32
+// CHECK: scf.if %{{.*}} -> (f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16) {
+// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK: } else {
+// CHECK: scf.if %[[IN0]] -> (f16, f16, f16, f16, f16, f16, f16, f16) {
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK: scf.if %[[IN1]] -> (f16, f16, f16, f16, f16, f16, f16, f16) {
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK: scf.if %[[IN0]] {
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
+// CHECK: scf.if %[[IN1]] {
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
+// CHECK-NOT: llvm.load
+// CHECK-NOT: llvm.store
+// CHECK: gpu.return
+
+// PLAIN-LABEL: gpu.func @rows
+// PLAIN-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> f16
+// PLAIN-COUNT-8: llvm.store %{{.*}}, %{{.*}} : f16, !llvm.ptr<1>
+
+// SPIRV-LABEL: gpu.func @rows
+// SPIRV-COUNT-4: tile.buffer_load_run
+// SPIRV-COUNT-2: tile.buffer_store_run
+// SPIRV-NOT: memref.load
+// SPIRV-NOT: memref.store
+// SPIRV: gpu.return
+
+// SPIRV-PLAIN-LABEL: gpu.func @rows
+// SPIRV-PLAIN-COUNT-16: memref.load
+func.func @rows(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>, %n: i32 {tile.divisibility = 16 : i64}) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %cols = tile.arange 0, 512 : tensor<512xi32>
+  %ns = tile.splat %n : tensor<512xi32>
+  %m = arith.cmpi slt, %cols, %ns : tensor<512xi32>
+  %pid = tile.program_id 0 : i32
+  %r = arith.muli %pid, %n : i32
+  %rs = tile.splat %r : tensor<512xi32>
+  %offs = arith.addi %rs, %cols : tensor<512xi32>
+  %v = tile.load %x[%offs] mask %m : (!tile.ptr<f16>, tensor<512xi32>, tensor<512xi1>) -> tensor<512xf16>
+  tile.store %y[%offs], %v mask %m : (!tile.ptr<f16>, tensor<512xi32>, tensor<512xf16>, tensor<512xi1>) -> ()
+  return
+}
