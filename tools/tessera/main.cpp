@@ -40,6 +40,8 @@ void printHelp(FILE *out) {
              "                     command buffer (VK_KHR_push_descriptor) instead of writing a set each (off\n"
              "                     by default: slower through NVIDIA's driver, docs/bench.md)\n"
              "  TESSERA_TENSOR_COPIES  0 keeps CUDA launches off a kernel's bulk-tensor-copy (TMA) form\n"
+             "  TESSERA_SPECIALIZE 0 keeps launches off a kernel's variant for integer arguments that are\n"
+             "                     multiples of 16 (docs/compiler.md, \"Argument specialization\")\n"
              "  TESSERA_TENSOR_COPIES_A  1 (compiling) also makes that form for dots whose A is copied from its\n"
              "                     buffer (the matmul; off by default: measured no faster, docs/compiler.md)\n"
              "  TESSERA_TENSOR_COPY_ISSUE  one | lanes (compiling): a tensor-copy loop's boxes leave from one\n"
