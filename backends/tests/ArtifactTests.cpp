@@ -268,7 +268,7 @@ TEST_CASE("artifact.specialized_layernorm_needs_no_element_paths") {
   // Layernorm over rows of 4096 f16 on 8 warps, written as a user would: its variant for n a
   // multiple of 16 reads and writes each thread's runs whole or not at all, so the registers
   // the element-by-element paths held are free (ptxas 13: 78 for the plain code, 50 for the
-  // variant), and a multiprocessor takes 5 programs instead of 3.
+  // variant), and a multiprocessor takes 4 programs instead of 3.
   constexpr int kBlock = 4096;
   auto layernorm = [](tl::Ptr<f16> x, tl::Ptr<f16> y, tl::Ptr<f16> w, tl::Ptr<f16> b, tl::Scalar<int32_t> n) {
     tl::Tile row = tl::program_id(0) * n, cols = tl::arange(0, kBlock), mask = cols < n;
