@@ -184,19 +184,9 @@ std::string print(Operation *op) {
   return s;
 }
 
-/// Runs the pipeline on a copy of the kernel's module up to `stop` and prints that stage into
-/// `text`; without `stop` it runs to the end and fills `artifact`.
-/// The kernel function of a module.
-func::FuncOp kernelOf(ModuleOp module) {
-  for (auto f : module.getOps<func::FuncOp>())
-    if (f->hasAttr(tile::kKernelAttr))
-      return f;
-  return nullptr;
-}
-
 /// Marks integer arguments `args` of the module's kernel as multiples of kSpecializedDivisor.
 void assumeDivisible(ModuleOp module, ArrayRef<uint32_t> args) {
-  func::FuncOp f = kernelOf(module);
+  func::FuncOp f = detail::kernelFuncOf(module);
   for (uint32_t i : args)
     f.setArgAttr(i, tile::kArgDivisibilityAttr,
                  IntegerAttr::get(IntegerType::get(module.getContext(), 64), kSpecializedDivisor));
@@ -377,7 +367,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
 /// elements. Empty where the assumption proves nothing more: no variant then.
 std::vector<uint32_t> specializedArgs(const TracedKernel &kernel) {
   OwningOpRef<ModuleOp> module = kernel.impl_->module->clone();
-  func::FuncOp f = kernelOf(*module);
+  func::FuncOp f = detail::kernelFuncOf(*module);
   std::vector<uint32_t> args;
   for (unsigned i = 0; i < f.getNumArguments(); ++i)
     if (Type t = f.getArgument(i).getType(); t.isSignlessInteger(32) || t.isSignlessInteger(64))

@@ -240,7 +240,7 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
     }
     // Runs proven contiguous, aligned and under one mask bit (uniformRuns): each is one wide
     // access or none, with no element-by-element path.
-    const bool uniform = lowering.uniformRuns.count(op) && lowering.uniformRuns.at(op) >= vec;
+    const bool uniform = lowering.provenWhole(op, vec);
     auto wholeRun = [&](OpBuilder &b, Location l, size_t j) {
       return lowering.target.loadRun(b, l, buffer, offsets.slice(j, size_t(vec)), elem);
     };
@@ -324,7 +324,7 @@ struct StoreLowering final : OpConversionPattern<tile::StoreOp> {
       }
     };
     const int64_t vec = runLength(layout, values.empty() ? Type() : values[0].getType(), offsets.size());
-    const bool uniform = vec > 1 && lowering.uniformRuns.count(op) && lowering.uniformRuns.at(op) >= vec;
+    const bool uniform = lowering.provenWhole(op, vec);
     // A branch per run: a store has nothing to wait for, and one condition over all the runs kept
     // every offset live at once (an f32 matmul's epilogue took 188 registers instead of 124).
     for (size_t j = 0; j < offsets.size(); j += size_t(vec)) {

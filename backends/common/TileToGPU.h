@@ -148,6 +148,11 @@ struct TileLowering {
   /// (uniformRunLengths, before the arguments are replaced): a thread's run of at most that many
   /// elements is one wide access behind its first mask bit, with no element-by-element path.
   std::map<mlir::Operation *, int64_t> uniformRuns;
+  /// Are the runs of `vec` elements of this load or store proven whole (uniformRuns)?
+  bool provenWhole(mlir::Operation *access, int64_t vec) const {
+    auto it = uniformRuns.find(access);
+    return vec > 1 && it != uniformRuns.end() && it->second >= vec;
+  }
 
   BlockedLayout layoutOf(mlir::RankedTensorType type) const {
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());

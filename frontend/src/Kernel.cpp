@@ -32,12 +32,14 @@ std::string TracedKernel::tileIR(bool withLocations) const {
 
 namespace detail {
 
-func::FuncOp KernelImpl::kernelFunc() const {
-  for (auto f : module.get().getOps<func::FuncOp>())
+func::FuncOp kernelFuncOf(ModuleOp module) {
+  for (auto f : module.getOps<func::FuncOp>())
     if (f->hasAttr(tile::kKernelAttr))
       return f;
   return nullptr;
 }
+
+func::FuncOp KernelImpl::kernelFunc() const { return kernelFuncOf(module.get()); }
 
 std::shared_ptr<MLIRContext> makeTileContext() {
   auto ctx = std::make_shared<MLIRContext>(MLIRContext::Threading::DISABLED);

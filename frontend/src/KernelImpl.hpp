@@ -25,6 +25,9 @@ struct KernelImpl {
   mlir::func::FuncOp kernelFunc() const;
 };
 
+/// The function of `module` marked tile.kernel, or null.
+mlir::func::FuncOp kernelFuncOf(mlir::ModuleOp module);
+
 /// A context with the dialects tile IR is built from (tile, arith, func) loaded.
 std::shared_ptr<mlir::MLIRContext> makeTileContext();
 

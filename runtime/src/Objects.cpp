@@ -9,6 +9,33 @@ namespace tessera {
 
 namespace {
 
+/// Does this process load kernels' specialized variants? TESSERA_SPECIALIZE=0 keeps every launch
+/// on the chosen plain code (comparisons).
+bool specializationAllowed() {
+  static const bool allowed = [] {
+    const char *env = std::getenv("TESSERA_SPECIALIZE");
+    return !(env && std::string_view(env) == "0");
+  }();
+  return allowed;
+}
+
+/// Is every argument a specialized variant assumes divisible (Artifact::divisibleArgs) a multiple
+/// of kSpecializedDivisor in this launch?
+bool divisibleArgsHold(const Artifact &variant, std::span<const detail::LaunchArg> args) {
+  for (uint32_t i : variant.divisibleArgs) {
+    const detail::LaunchArg &a = args[i];
+    int64_t value = 0;
+    switch (a.spec->dtype) {
+    case DType::I32: value = *static_cast<const int32_t *>(a.scalar); break;
+    case DType::U32: value = *static_cast<const uint32_t *>(a.scalar); break;
+    case DType::I64: value = *static_cast<const int64_t *>(a.scalar); break;
+    default: return false;
+    }
+    if (value % kSpecializedDivisor != 0) return false;
+  }
+  return true;
+}
+
 Status noDevice(const char *what) {
   return Status(StatusCode::InvalidArgument, std::string(what) + " on an empty handle (no device behind it)");
 }
@@ -175,15 +202,10 @@ Result<Module> Device::load(const Package &pkg) {
     if (!kernel) return kernel.status();
     module->artifacts.push_back(*artifact);
     module->kernels.push_back(std::move(*kernel));
-    // The chosen code's variant for arguments that are multiples of 16, unless
-    // TESSERA_SPECIALIZE=0 keeps every launch on the plain code (comparisons).
+    // The chosen code's variant for arguments that are multiples of 16.
     detail::ModuleImpl::Variant variant;
-    static const bool specialize = [] {
-      const char *env = std::getenv("TESSERA_SPECIALIZE");
-      return !(env && std::string_view(env) == "0");
-    }();
     for (const Artifact &a : k.artifacts)
-      if (specialize && !a.divisibleArgs.empty() && a.tensorMaps.empty() && a.target == (*artifact)->target) {
+      if (specializationAllowed() && !a.divisibleArgs.empty() && a.tensorMaps.empty() && a.target == (*artifact)->target) {
         Result<std::unique_ptr<detail::DriverKernel>> v = impl_->native->loadKernel(k, a);
         if (!v) return v.status();
         variant.artifact = &a;
@@ -415,22 +437,9 @@ Status Kernel::launchOn(detail::DriverStream &stream, Grid grid, std::span<const
                         dev.info.name + " via " + toString(dev.backend));
 
   // The variant for arguments that are multiples of 16 where these are.
-  if (const detail::ModuleImpl::Variant &v = module_->variants[index_]; v.kernel) {
-    bool holds = true;
-    for (uint32_t i : v.artifact->divisibleArgs) {
-      int64_t value = 0;
-      switch (k.args[i].dtype) {
-      case DType::I32: value = *static_cast<const int32_t *>(native[i].scalar); break;
-      case DType::U32: value = *static_cast<const uint32_t *>(native[i].scalar); break;
-      case DType::I64: value = *static_cast<const int64_t *>(native[i].scalar); break;
-      default: holds = false; break;
-      }
-      holds = holds && value % kSpecializedDivisor == 0;
-    }
-    if (holds) {
-      v.launches->fetch_add(1, std::memory_order_relaxed);
-      return v.kernel->launch(stream, grid, native);
-    }
+  if (const detail::ModuleImpl::Variant &v = module_->variants[index_]; v.kernel && divisibleArgsHold(*v.artifact, native)) {
+    v.launches->fetch_add(1, std::memory_order_relaxed);
+    return v.kernel->launch(stream, grid, native);
   }
   return module_->kernels[index_]->launch(stream, grid, native);
 }
