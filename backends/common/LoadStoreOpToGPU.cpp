@@ -241,6 +241,7 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
     // Runs proven contiguous, aligned and under one mask bit (uniformRuns): each is one wide
     // access or none, with no element-by-element path.
     const bool uniform = lowering.provenWhole(op, vec);
+    const bool predicated = uniform && !mask.empty() && lowering.target.hasPredicatedRuns(elem, vec);
     auto wholeRun = [&](OpBuilder &b, Location l, size_t j) {
       return lowering.target.loadRun(b, l, buffer, offsets.slice(j, size_t(vec)), elem);
     };
@@ -253,6 +254,11 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
         } else {
           SmallVector<Value> otherwise =
               other.empty() ? SmallVector<Value>(size_t(vec), zero) : SmallVector<Value>(other.slice(j, size_t(vec)));
+          run = lowering.target.loadRunIf(b, l, buffer, offsets.slice(j, size_t(vec)), elem, mask[j], otherwise);
+          if (!run.empty()) {
+            out.append(run.begin(), run.end());
+            continue;
+          }
           auto branch = scf::IfOp::create(
               b, l, mask[j], [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, wholeRun(nb, nl, j)); },
               [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, otherwise); });
@@ -262,7 +268,8 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
       }
       return out;
     };
-    if (uniform && mask.empty()) {
+    // Predicated runs (where the target has them) need no branch around them either.
+    if (uniform && (mask.empty() || predicated)) {
       r.replaceOpWithMultiple(op, {ValueRange(uniformRuns(r, loc))});
       return success();
     }

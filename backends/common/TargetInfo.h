@@ -51,6 +51,15 @@ public:
                                                  mlir::ValueRange indices, mlir::Type elem) const;
   virtual void storeRun(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, mlir::ValueRange indices,
                         mlir::ValueRange values) const;
+  /// loadRun where `cond` (i1) holds and `otherwise` (a value per element) where it does not,
+  /// without a branch: a predicated access, whose result needs no merge of two paths (each
+  /// element of a merged run takes a register of its own on NVIDIA). Empty, creating nothing,
+  /// where the target has no such access for this run (hasPredicatedRuns; the caller branches).
+  virtual bool hasPredicatedRuns(mlir::Type, int64_t) const { return false; }
+  virtual llvm::SmallVector<mlir::Value> loadRunIf(mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::ValueRange,
+                                                   mlir::Type, mlir::Value, mlir::ValueRange) const {
+    return {};
+  }
 
   /// A shared-memory (workgroup) array of `count` elements of `elem` for kernel `func`, usable
   /// at `b`'s insertion point, and access to it with an i32 index.

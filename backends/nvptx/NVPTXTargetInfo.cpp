@@ -306,6 +306,62 @@ public:
     return out;
   }
 
+  // `@p ld.global.v4.b32` on words that hold `otherwise` before it (tied operands): 4, 8 or 16
+  // bytes of elements of 8 to 32 bits.
+  bool hasPredicatedRuns(Type elem, int64_t n) const override {
+    const int64_t bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 0, bytes = n * bits / 8;
+    return n >= 2 && bits >= 8 && bits <= 32 && (bytes == 4 || bytes == 8 || bytes == 16);
+  }
+  SmallVector<Value> loadRunIf(OpBuilder &b, Location loc, Value buffer, ValueRange indices, Type elem, Value cond,
+                               ValueRange otherwise) const override {
+    if (!hasPredicatedRuns(elem, int64_t(indices.size())))
+      return {};
+    const unsigned n = indices.size(), bytes = n * elem.getIntOrFloatBitWidth() / 8;
+    MLIRContext *ctx = b.getContext();
+    const unsigned words = bytes / 4, perWord = n / words;
+    Type i32 = b.getI32Type();
+    Type wordType = perWord == 1 ? elem : VectorType::get({int64_t(perWord)}, elem);
+    auto index = [&](unsigned k) { return LLVM::ConstantOp::create(b, loc, i32, int64_t(k)); };
+    SmallVector<Value> operands{cond, LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
+                                                          LLVM::GEPNoWrapFlags::inbounds)};
+    std::string constraints, dests;
+    for (unsigned w = 0; w < words; ++w) {
+      Value word = otherwise[w * perWord];
+      if (perWord > 1) {
+        word = LLVM::UndefOp::create(b, loc, wordType);
+        for (unsigned k = 0; k < perWord; ++k)
+          word = LLVM::InsertElementOp::create(b, loc, word, otherwise[w * perWord + k], index(k));
+      }
+      operands.push_back(word.getType() == i32 ? word : Value(LLVM::BitcastOp::create(b, loc, i32, word)));
+      constraints += "=r,";
+      dests += (w ? ", $" : "$") + std::to_string(w);
+    }
+    constraints += "b,l";
+    for (unsigned w = 0; w < words; ++w)
+      constraints += "," + std::to_string(w);
+    const std::string shape = words == 1 ? "" : ".v" + std::to_string(words);
+    const std::string text = "@$" + std::to_string(words) + " ld.global" + shape + ".b32 " +
+                             (words == 1 ? dests : "{" + dests + "}") + ", [$" + std::to_string(words + 1) + "];";
+    Type result = words == 1 ? i32 : Type(LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(words, i32)));
+    auto asmOp = LLVM::InlineAsmOp::create(b, loc, result, operands, b.getStringAttr(text), b.getStringAttr(constraints),
+                                           b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                                           LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    SmallVector<Value> out;
+    for (unsigned w = 0; w < words; ++w) {
+      Value word = words == 1 ? asmOp.getResult(0)
+                              : Value(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), ArrayRef<int64_t>{w}));
+      if (wordType != i32)
+        word = LLVM::BitcastOp::create(b, loc, wordType, word);
+      if (perWord == 1) {
+        out.push_back(word);
+        continue;
+      }
+      for (unsigned k = 0; k < perWord; ++k)
+        out.push_back(LLVM::ExtractElementOp::create(b, loc, word, index(k)));
+    }
+    return out;
+  }
+
   void storeRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, ValueRange values) const override {
     const unsigned n = indices.size();
     Type elem = values[0].getType();

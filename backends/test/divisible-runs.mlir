@@ -6,9 +6,11 @@
 // A row of 512 f16 over one warp (two runs of 8 a thread, at row + 8 tid and row + 8 tid + 256),
 // masked by cols < n, the rows n elements apart. With n a multiple of 16 (tile.divisibility, a
 // specialized variant), every run is contiguous, 16-byte aligned and under one mask bit
-// (uniformRunLengths): where both runs are in the row, one branch with both wide loads; else
-// each run on its own, loaded whole behind its first mask bit or not at all. No element is
-// read or written on its own. Without the assumption the element-by-element path stays.
+// (uniformRunLengths): on NVPTX each run is one predicated wide load behind its first mask bit
+// (`@p ld.global.v4.b32` into words holding `other`), with no branch; on SPIR-V, where both runs
+// are in the row, one branch with both wide loads, else each run loaded whole behind its first
+// bit or not at all. Stores take a branch per run. No element is read or written on its own.
+// Without the assumption the element-by-element path stays.
 
 // CHECK-LABEL: gpu.func @rows
 // CHECK: %[[T8:.*]] = arith.muli %{{.*}}, %c8_i32 : i32
@@ -16,13 +18,10 @@
 // CHECK: %[[SECOND:.*]] = arith.addi %[[FIRST]], %c256_i32 : i32
 // CHECK: %[[IN0:.*]] = arith.cmpi slt, %[[FIRST]], %arg2 : i32
 // CHECK: %[[IN1:.*]] = arith.cmpi slt, %[[SECOND]], %arg2 : i32
-// CHECK: scf.if %{{.*}} -> (f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16) {
-// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
-// CHECK: } else {
-// CHECK: scf.if %[[IN0]] -> (f16, f16, f16, f16, f16, f16, f16, f16) {
-// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
-// CHECK: scf.if %[[IN1]] -> (f16, f16, f16, f16, f16, f16, f16, f16) {
-// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK-NOT: scf.if
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$4 ld.global.v4.b32 {$0, $1, $2, $3}, [$5];", "=r,=r,=r,=r,b,l,0,1,2,3" %[[IN0]],
+// CHECK-NOT: scf.if
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$4 ld.global.v4.b32 {$0, $1, $2, $3}, [$5];", "=r,=r,=r,=r,b,l,0,1,2,3" %[[IN1]],
 // CHECK: scf.if %[[IN0]] {
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
 // CHECK: scf.if %[[IN1]] {

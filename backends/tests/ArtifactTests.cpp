@@ -50,6 +50,23 @@ int assemble(const std::string &ptxas, const std::string &ptx, const std::string
   return rc;
 }
 
+/// Occurrences of `needle` in `text`.
+size_t countOf(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
+/// Loads behind a predicate: `@%p<k> ld.global`.
+size_t predicatedLoads(const std::string &ptx) {
+  size_t n = 0;
+  for (size_t at = ptx.find("@%p"); at != std::string::npos; at = ptx.find("@%p", at + 3)) {
+    size_t end = ptx.find(' ', at);
+    if (end != std::string::npos && ptx.compare(end + 1, 10, "ld.global.") == 0) ++n;
+  }
+  return n;
+}
+
 } // namespace
 
 TEST_CASE("artifact.spirv_validates") {
@@ -266,9 +283,10 @@ TEST_CASE("artifact.producer_warpgroup_by_default_on_two_warpgroups") {
 
 TEST_CASE("artifact.specialized_layernorm_needs_no_element_paths") {
   // Layernorm over rows of 4096 f16 on 8 warps, written as a user would: its variant for n a
-  // multiple of 16 reads and writes each thread's runs whole or not at all, so the registers
-  // the element-by-element paths held are free (ptxas 13: 78 for the plain code, 50 for the
-  // variant), and a multiprocessor takes 4 programs instead of 3.
+  // multiple of 16 reads and writes each thread's runs whole or not at all, each load one
+  // predicated `ld.global.v4.b32` with no branch, so the registers the element-by-element paths
+  // and the merges of two paths held are free (ptxas 13: 78 for the plain code, 48 for the
+  // variant), and a multiprocessor takes 5 programs instead of 3.
   constexpr int kBlock = 4096;
   auto layernorm = [](tl::Ptr<f16> x, tl::Ptr<f16> y, tl::Ptr<f16> w, tl::Ptr<f16> b, tl::Scalar<int32_t> n) {
     tl::Tile row = tl::program_id(0) * n, cols = tl::arange(0, kBlock), mask = cols < n;
@@ -289,6 +307,9 @@ TEST_CASE("artifact.specialized_layernorm_needs_no_element_paths") {
   // The plain code's element path reads single f16 elements; the variant reads none.
   CHECK(contains(ptxText(plain), "ld.global.b16"));
   CHECK_FALSE(contains(ptxText(variant), "ld.global.b16"));
+  // x, w and b: two runs of 8 a thread each, every one predicated.
+  CHECK(predicatedLoads(ptxText(variant)) == 6);
+  CHECK(countOf(ptxText(variant), "ld.global.v4.b32") == 6);
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
     skipTest("ptxas not found: register counts not checked (set TESSERA_PTXAS or install the CUDA toolkit)");
@@ -304,4 +325,47 @@ TEST_CASE("artifact.specialized_layernorm_needs_no_element_paths") {
   const int plainRegisters = registers(plain), variantRegisters = registers(variant);
   MESSAGE("registers: plain " << plainRegisters << ", variant " << variantRegisters);
   CHECK(variantRegisters + 16 <= plainRegisters);
+}
+
+TEST_CASE("artifact.predicated_runs_of_every_width") {
+  // A masked copy of rows n elements apart whose `other` is not zero, for each element width:
+  // the variant for n a multiple of 16 loads each thread's 16-byte runs as predicated
+  // `ld.global.v4.b32` into words that hold `other`'s bits where the row has ended (4 f32, 8
+  // f16 or bf16, 16 i8 a word quadruple), and ptxas takes the code. The element values are
+  // checked by the kernels' GPU runs (docs/gpu-runs.md); lavapipe runs SPIR-V, which branches.
+  auto check = [](const char *what, auto kernel, uint32_t otherBits, int words) {
+    CAPTURE(what);
+    TracedKernel k = require(trace("copy", kernel, {.numWarps = 2}), "trace");
+    Package p = require(compile(k, nvptxTarget("sm_90")), "compile");
+    REQUIRE(p.kernels[0].artifacts.size() == 2);
+    const std::string ptx = ptxText(p.kernels[0].artifacts[1]);
+    CHECK(p.kernels[0].artifacts[1].divisibleArgs == std::vector<uint32_t>{2});
+    CHECK(predicatedLoads(ptx) == size_t(words));
+    CHECK(countOf(ptx, "ld.global.v4.b32") == size_t(words));
+    // `other` reaches the words as their starting value (ptxas folds it into a move).
+    char bits[16];
+    std::snprintf(bits, sizeof bits, "%u", otherBits);
+    CHECK_MESSAGE((contains(ptx, bits) || contains(ptx, "0f" + [&] {
+                     char h[16];
+                     std::snprintf(h, sizeof h, "%08X", otherBits);
+                     return std::string(h);
+                   }())),
+                  ptx);
+    if (std::string ptxas = findPtxas(); !ptxas.empty()) {
+      std::string log;
+      CHECK_MESSAGE(assemble(ptxas, ptx, "sm_90", &log) == 0, "ptxas failed:\n" << log);
+    }
+  };
+  constexpr int kBlock = 1024; // 16 elements a thread on 2 warps
+  auto copy = [](auto element, auto other) {
+    using T = decltype(element);
+    return [other](tl::Ptr<T> x, tl::Ptr<T> y, tl::Scalar<int32_t> n) {
+      tl::Tile offs = tl::program_id(0) * n + tl::arange(0, kBlock), mask = tl::arange(0, kBlock) < n;
+      tl::store(y + offs, tl::load(x + offs, mask, other), mask);
+    };
+  };
+  check("f32", copy(float{}, 2.5f), 0x40200000u, 4);
+  check("f16", copy(f16{}, 2.5f), 0x41004100u, 2);
+  check("bf16", copy(bf16{}, 2.5f), 0x40204020u, 2);
+  check("i8", copy(int8_t{}, 3), 0x03030303u, 1);
 }
