@@ -346,6 +346,9 @@ struct StoreLowering final : OpConversionPattern<tile::StoreOp> {
         Value cond = mask.empty() ? owner : mask[j];
         if (owner && !mask.empty())
           cond = arith::AndIOp::create(r, loc, cond, owner);
+        // A predicated store where the target has one; else a branch around the run.
+        if (cond && lowering.target.storeRunIf(r, loc, buffer, offsets.slice(j, size_t(vec)), values.slice(j, size_t(vec)), cond))
+          continue;
         if (cond) {
           auto branch = scf::IfOp::create(r, loc, TypeRange{}, cond, false);
           r.setInsertionPointToStart(branch.thenBlock());

@@ -60,6 +60,12 @@ public:
                                                    mlir::Type, mlir::Value, mlir::ValueRange) const {
     return {};
   }
+  /// storeRun where `cond` holds, without a branch; false, creating nothing, where the target
+  /// has no such access (hasPredicatedRuns).
+  virtual bool storeRunIf(mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::ValueRange, mlir::ValueRange,
+                          mlir::Value) const {
+    return false;
+  }
 
   /// A shared-memory (workgroup) array of `count` elements of `elem` for kernel `func`, usable
   /// at `b`'s insertion point, and access to it with an i32 index.

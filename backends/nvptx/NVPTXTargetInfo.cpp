@@ -306,8 +306,27 @@ public:
     return out;
   }
 
-  // `@p ld.global.v4.b32` on words that hold `otherwise` before it (tied operands): 4, 8 or 16
-  // bytes of elements of 8 to 32 bits.
+  /// A run's elements (8 to 32 bits, 4 to 16 bytes together) as 32-bit words.
+  static SmallVector<Value> packWords(OpBuilder &b, Location loc, ValueRange elements) {
+    Type elem = elements[0].getType(), i32 = b.getI32Type();
+    const unsigned perWord = 32 / elem.getIntOrFloatBitWidth();
+    Type wordType = perWord == 1 ? elem : VectorType::get({int64_t(perWord)}, elem);
+    SmallVector<Value> words;
+    for (unsigned w = 0; w * perWord < elements.size(); ++w) {
+      Value word = elements[w * perWord];
+      if (perWord > 1) {
+        word = LLVM::UndefOp::create(b, loc, wordType);
+        for (unsigned k = 0; k < perWord; ++k)
+          word = LLVM::InsertElementOp::create(b, loc, word, elements[w * perWord + k],
+                                               LLVM::ConstantOp::create(b, loc, i32, int64_t(k)));
+      }
+      words.push_back(word.getType() == i32 ? word : Value(LLVM::BitcastOp::create(b, loc, i32, word)));
+    }
+    return words;
+  }
+
+  // `@p ld.global.v4.b32` on words that hold `otherwise` before it (tied operands), and
+  // `@p st.global.v4.b32`: 4, 8 or 16 bytes of elements of 8 to 32 bits.
   bool hasPredicatedRuns(Type elem, int64_t n) const override {
     const int64_t bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 0, bytes = n * bits / 8;
     return n >= 2 && bits >= 8 && bits <= 32 && (bytes == 4 || bytes == 8 || bytes == 16);
@@ -316,23 +335,17 @@ public:
                                ValueRange otherwise) const override {
     if (!hasPredicatedRuns(elem, int64_t(indices.size())))
       return {};
-    const unsigned n = indices.size(), bytes = n * elem.getIntOrFloatBitWidth() / 8;
     MLIRContext *ctx = b.getContext();
-    const unsigned words = bytes / 4, perWord = n / words;
+    SmallVector<Value> operands{cond, LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
+                                                          LLVM::GEPNoWrapFlags::inbounds)};
+    SmallVector<Value> initial = packWords(b, loc, otherwise);
+    operands.append(initial.begin(), initial.end());
+    const unsigned words = initial.size(), perWord = indices.size() / words;
     Type i32 = b.getI32Type();
     Type wordType = perWord == 1 ? elem : VectorType::get({int64_t(perWord)}, elem);
     auto index = [&](unsigned k) { return LLVM::ConstantOp::create(b, loc, i32, int64_t(k)); };
-    SmallVector<Value> operands{cond, LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
-                                                          LLVM::GEPNoWrapFlags::inbounds)};
     std::string constraints, dests;
     for (unsigned w = 0; w < words; ++w) {
-      Value word = otherwise[w * perWord];
-      if (perWord > 1) {
-        word = LLVM::UndefOp::create(b, loc, wordType);
-        for (unsigned k = 0; k < perWord; ++k)
-          word = LLVM::InsertElementOp::create(b, loc, word, otherwise[w * perWord + k], index(k));
-      }
-      operands.push_back(word.getType() == i32 ? word : Value(LLVM::BitcastOp::create(b, loc, i32, word)));
       constraints += "=r,";
       dests += (w ? ", $" : "$") + std::to_string(w);
     }
@@ -360,6 +373,29 @@ public:
         out.push_back(LLVM::ExtractElementOp::create(b, loc, word, index(k)));
     }
     return out;
+  }
+
+  bool storeRunIf(OpBuilder &b, Location loc, Value buffer, ValueRange indices, ValueRange values,
+                  Value cond) const override {
+    Type elem = values[0].getType();
+    if (!hasPredicatedRuns(elem, int64_t(indices.size())))
+      return false;
+    MLIRContext *ctx = b.getContext();
+    SmallVector<Value> operands{cond, LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
+                                                          LLVM::GEPNoWrapFlags::inbounds)};
+    SmallVector<Value> words = packWords(b, loc, values);
+    operands.append(words.begin(), words.end());
+    std::string constraints = "b,l", sources;
+    for (size_t w = 0; w < words.size(); ++w) {
+      constraints += ",r";
+      sources += (w ? ", $" : "$") + std::to_string(w + 2);
+    }
+    const std::string shape = words.size() == 1 ? "" : ".v" + std::to_string(words.size());
+    const std::string text = "@$0 st.global" + shape + ".b32 [$1], " + (words.size() == 1 ? sources : "{" + sources + "}") + ";";
+    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, b.getStringAttr(text), b.getStringAttr(constraints),
+                              b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                              LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    return true;
   }
 
   void storeRun(OpBuilder &b, Location loc, Value buffer, ValueRange indices, ValueRange values) const override {
