@@ -79,6 +79,8 @@ Loaded loadOnce() {
   }
   // Optional: kernels whose tensor-copy form needs it run their other form without it.
   bind(lib, a.cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"}, missing);
+  // Optional: without it kernels keep the registers of their first JIT (occupancyRegisterCap).
+  bind(lib, a.cuOccupancyMaxActiveBlocksPerMultiprocessor, {"cuOccupancyMaxActiveBlocksPerMultiprocessor"}, missing);
   // The library stays loaded for the life of the process: drivers must not unload under live handles.
   return out;
 }

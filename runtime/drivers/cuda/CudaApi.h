@@ -39,6 +39,7 @@ enum CUdevice_attribute : int {
 };
 
 enum CUjit_option : int {
+  CU_JIT_MAX_REGISTERS = 0,
   CU_JIT_INFO_LOG_BUFFER = 3,
   CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
   CU_JIT_ERROR_LOG_BUFFER = 5,
@@ -109,6 +110,10 @@ struct CudaApi {
   CUresult (*cuModuleGetFunction)(CUfunction *fn, CUmodule module, const char *name);
   CUresult (*cuFuncGetAttribute)(int *value, CUfunction_attribute attrib, CUfunction fn);
   CUresult (*cuFuncSetAttribute)(CUfunction fn, CUfunction_attribute attrib, int value);
+  /// Optional (null where the driver lacks it): programs of `blockSize` threads that fit on one
+  /// multiprocessor at once.
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *programs, CUfunction fn, int blockSize,
+                                                          size_t dynamicSharedBytes);
   /// CUDA 12+ drivers only (null before): the descriptor of Hopper's bulk tensor copies.
   CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *map, CUtensorMapDataType type, unsigned int rank, void *address,
                                      const unsigned long long *dims, const unsigned long long *strides,

@@ -1,5 +1,6 @@
 // CudaKernel: PTX JIT-loaded with cuModuleLoadDataEx (error log kept), launched with cuLaunchKernel.
 #include "cuda/CudaDriver.hpp"
+#include "cuda/Occupancy.hpp"
 #include "cuda/TensorMaps.hpp"
 
 #include <cstdlib>
@@ -20,6 +21,68 @@ std::string trimLog(const char *log) {
 
 namespace {
 
+/// Programs of `code` that fit on one multiprocessor at once (0 where the driver cannot say).
+int programsPerProcessor(const CudaApi &api, CUfunction fn, const Artifact &artifact, uint32_t dynamicShared) {
+  int programs = 0;
+  const int threads = int(artifact.blockSize[0] * artifact.blockSize[1] * artifact.blockSize[2]);
+  if (!api.cuOccupancyMaxActiveBlocksPerMultiprocessor ||
+      api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&programs, fn, threads, dynamicShared) != CUDA_SUCCESS)
+    return 0;
+  return programs;
+}
+
+/// The occupancy retry: PTX JIT-compiled by the driver takes as many registers as its scheduling
+/// likes, and a few past a step costs a program per multiprocessor (softmax 4096 x 16384 on 16
+/// warps: 71 registers, one program of 512 threads, where 64 fit two). Code without matrix
+/// instructions (whose kernels plan their registers: mma, wgmma, setmaxnreg) that is at most an
+/// eighth past such a step is compiled again under it (CU_JIT_MAX_REGISTERS), and that code is
+/// kept where it spills nothing and more programs fit. TESSERA_OCCUPANCY_RETRY=0: never.
+bool occupancyRetryAllowed() {
+  static const bool allowed = [] {
+    const char *env = std::getenv("TESSERA_OCCUPANCY_RETRY");
+    return !(env && std::string_view(env) == "0");
+  }();
+  return allowed;
+}
+
+CUresult jit(const CudaApi &api, CUmodule *module, const std::vector<char> &ptx, char (&errorLog)[16384],
+             int64_t maxRegisters) {
+  char infoLog[4096] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_MAX_REGISTERS};
+  void *values[] = {errorLog, reinterpret_cast<void *>(uintptr_t(sizeof errorLog - 1)), infoLog,
+                    reinterpret_cast<void *>(uintptr_t(sizeof infoLog - 1)),
+                    reinterpret_cast<void *>(uintptr_t(maxRegisters))};
+  return api.cuModuleLoadDataEx(module, ptx.data(), maxRegisters > 0 ? 5 : 4, options, values);
+}
+
+/// `code` again under fewer registers where one more program per multiprocessor then fits and
+/// nothing spills (occupancyRetryAllowed); otherwise `code` unchanged.
+void retryForOccupancy(const CudaApi &api, CudaCode &code, const std::vector<char> &ptx, const Artifact &artifact) {
+  const std::string_view text(ptx.data(), ptx.size());
+  if (!occupancyRetryAllowed() || code.dynamicSharedBytes > 0 || text.find("mma.") != std::string_view::npos ||
+      text.find("setmaxnreg") != std::string_view::npos)
+    return;
+  int registers = 0;
+  api.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, code.fn);
+  const int programs = programsPerProcessor(api, code.fn, artifact, 0);
+  const int64_t cap = occupancyRegisterCap(registers, int64_t(artifact.blockSize[0]) * artifact.blockSize[1] *
+                                                          artifact.blockSize[2], programs);
+  if (cap == 0) return;
+  char errorLog[16384] = {};
+  CudaCode capped = code;
+  if (jit(api, &capped.module, ptx, errorLog, cap) != CUDA_SUCCESS) return;
+  int spilled = 0;
+  if (api.cuModuleGetFunction(&capped.fn, capped.module, artifact.entryPoint.c_str()) == CUDA_SUCCESS &&
+      api.cuFuncGetAttribute(&spilled, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, capped.fn) == CUDA_SUCCESS && spilled == 0 &&
+      programsPerProcessor(api, capped.fn, artifact, 0) > programs) {
+    api.cuModuleUnload(code.module);
+    code = capped;
+    return;
+  }
+  api.cuModuleUnload(capped.module);
+}
+
 /// JIT-loads one artifact's PTX and prepares its launch: the function, and the dynamic shared
 /// memory it asks for (opted in past the 48 KiB default).
 Result<CudaCode> loadCode(const CudaApi &api, const KernelEntry &kernel, const Artifact &artifact,
@@ -29,15 +92,10 @@ Result<CudaCode> loadCode(const CudaApi &api, const KernelEntry &kernel, const A
   std::vector<char> ptx(artifact.code.begin(), artifact.code.end());
   ptx.push_back('\0');
   char errorLog[16384] = {};
-  char infoLog[4096] = {};
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {errorLog, reinterpret_cast<void *>(uintptr_t(sizeof errorLog - 1)), infoLog,
-                    reinterpret_cast<void *>(uintptr_t(sizeof infoLog - 1))};
   const std::string form = artifact.tensorMaps.empty() ? "" : ", its tensor-copy form";
   CudaCode code;
   code.artifact = &artifact;
-  CUresult r = api.cuModuleLoadDataEx(&code.module, ptx.data(), 4, options, values);
+  CUresult r = jit(api, &code.module, ptx, errorLog, 0);
   if (r != CUDA_SUCCESS) {
     std::string log = trimLog(errorLog);
     std::string context = "loading kernel '" + kernel.name + "' (" + artifact.target.chip + form + ") on " + device.name;
@@ -72,6 +130,7 @@ Result<CudaCode> loadCode(const CudaApi &api, const KernelEntry &kernel, const A
                        "kernel '" + kernel.name + "'" + form + " asks for " + std::to_string(code.dynamicSharedBytes) +
                            " bytes of dynamic shared memory on " + device.name);
     }
+  retryForOccupancy(api, code, ptx, artifact);
   return code;
 }
 

@@ -1,0 +1,32 @@
+// How many registers a kernel's code may keep for one more of its programs to fit on a
+// multiprocessor (the CUDA driver's occupancy retry, CudaKernel.cpp). No GPU needed.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera::cuda {
+
+/// Registers per multiprocessor on every NVIDIA GPU since sm_50, and the unit a warp's
+/// registers are allocated in (256: 8 a thread).
+inline constexpr int64_t kRegistersPerProcessor = 65536;
+inline constexpr int64_t kRegisterUnit = 8;
+
+/// For code that takes `registers` a thread in programs of `threads`, `programs` of which fit
+/// on a multiprocessor now: the most registers a thread that would let `programs + 1` fit,
+/// where that is at most an eighth fewer than `registers` (a JIT under that cap rarely spills);
+/// 0 where no such cap exists (the registers are not what limits, or the cap is too far).
+inline int64_t occupancyRegisterCap(int64_t registers, int64_t threads, int64_t programs) {
+  if (registers <= 0 || threads <= 0 || programs <= 0) return 0;
+  const int64_t warps = (threads + 31) / 32;
+  // Registers limit the programs only if `programs` is what they allow.
+  auto fit = [&](int64_t r) {
+    const int64_t perWarp = ((r + kRegisterUnit - 1) / kRegisterUnit) * kRegisterUnit * 32;
+    return kRegistersPerProcessor / (perWarp * warps);
+  };
+  if (fit(registers) != programs) return 0;
+  const int64_t cap = kRegistersPerProcessor / ((programs + 1) * warps * 32) / kRegisterUnit * kRegisterUnit;
+  if (cap < 16 || cap >= registers || cap * 8 < registers * 7) return 0;
+  return cap;
+}
+
+} // namespace tessera::cuda
