@@ -347,13 +347,14 @@ struct StoreLowering final : OpConversionPattern<tile::StoreOp> {
         if (owner && !mask.empty())
           cond = arith::AndIOp::create(r, loc, cond, owner);
         // A predicated store where the target has one; else a branch around the run.
-        if (cond && lowering.target.storeRunIf(r, loc, buffer, offsets.slice(j, size_t(vec)), values.slice(j, size_t(vec)), cond))
+        ValueRange runOffsets = offsets.slice(j, size_t(vec)), runValues = values.slice(j, size_t(vec));
+        if (cond && lowering.target.storeRunIf(r, loc, buffer, runOffsets, runValues, cond))
           continue;
         if (cond) {
           auto branch = scf::IfOp::create(r, loc, TypeRange{}, cond, false);
           r.setInsertionPointToStart(branch.thenBlock());
         }
-        lowering.target.storeRun(r, loc, buffer, offsets.slice(j, size_t(vec)), values.slice(j, size_t(vec)));
+        lowering.target.storeRun(r, loc, buffer, runOffsets, runValues);
         continue;
       }
       Value whole = wholeRunCondition(r, loc, offsets, mask, j, vec);

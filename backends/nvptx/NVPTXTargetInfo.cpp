@@ -306,6 +306,12 @@ public:
     return out;
   }
 
+  /// The address of a run's first element.
+  static Value runAddress(OpBuilder &b, Location loc, Value buffer, ValueRange indices, Type elem) {
+    return LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
+                               LLVM::GEPNoWrapFlags::inbounds);
+  }
+
   /// A run's elements (8 to 32 bits, 4 to 16 bytes together) as 32-bit words.
   static SmallVector<Value> packWords(OpBuilder &b, Location loc, ValueRange elements) {
     Type elem = elements[0].getType(), i32 = b.getI32Type();
@@ -336,8 +342,7 @@ public:
     if (!hasPredicatedRuns(elem, int64_t(indices.size())))
       return {};
     MLIRContext *ctx = b.getContext();
-    SmallVector<Value> operands{cond, LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
-                                                          LLVM::GEPNoWrapFlags::inbounds)};
+    SmallVector<Value> operands{cond, runAddress(b, loc, buffer, indices, elem)};
     SmallVector<Value> initial = packWords(b, loc, otherwise);
     operands.append(initial.begin(), initial.end());
     const unsigned words = initial.size(), perWord = indices.size() / words;
@@ -381,8 +386,7 @@ public:
     if (!hasPredicatedRuns(elem, int64_t(indices.size())))
       return false;
     MLIRContext *ctx = b.getContext();
-    SmallVector<Value> operands{cond, LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
-                                                          LLVM::GEPNoWrapFlags::inbounds)};
+    SmallVector<Value> operands{cond, runAddress(b, loc, buffer, indices, elem)};
     SmallVector<Value> words = packWords(b, loc, values);
     operands.append(words.begin(), words.end());
     std::string constraints = "b,l", sources;
@@ -391,7 +395,8 @@ public:
       sources += (w ? ", $" : "$") + std::to_string(w + 2);
     }
     const std::string shape = words.size() == 1 ? "" : ".v" + std::to_string(words.size());
-    const std::string text = "@$0 st.global" + shape + ".b32 [$1], " + (words.size() == 1 ? sources : "{" + sources + "}") + ";";
+    const std::string text =
+        "@$0 st.global" + shape + ".b32 [$1], " + (words.size() == 1 ? sources : "{" + sources + "}") + ";";
     LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, b.getStringAttr(text), b.getStringAttr(constraints),
                               b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
                               LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
