@@ -5,8 +5,8 @@
 # it off). Two rounds alternating, CUDA, retry on and off: softmax 4096 x 16384 fast and
 # portable on 16 warps (71 and 66 registers in run 53, one program a multiprocessor); layernorm
 # 4096 x 8192 fast on 16 warps (no step within reach: the retry must change nothing). Then the
-# full benchmark (scripts/gpu-bench.sh, without ncu): the table. Everything goes into
-# $OUT/run54.tgz (one file). (Cut to this after a first call was taken back mid-run.)
+# anchors (bench/anchors.py) for ratios in the same call. Everything goes into $OUT/run54.tgz.
+# (Cut to this after a first call was taken back mid-run: the device time left was short.)
 # Here: bash scripts/stage-gpu-bench.sh, plus tessera-bench --compile-only --subgroups=32
 # --mode=fast --write-packages=.gpu-bench/pkgs with --filter=4096x16384 --warps=32 and with
 # --filter=4096x8192 --warps=8. Carry .gpu and .gpu-bench.
@@ -23,7 +23,7 @@ for round in 1 2; do
   done
 done
 tar czf "$final/run54-rounds.tgz" -C "$OUT" .   # kept if the call ends early
-echo "== $(date -u +%T) the full benchmark"
-TESSERA_NCU=0 bash scripts/gpu-bench.sh || status=1
+echo "== $(date -u +%T) anchors: PyTorch and Triton on the same GPU"
+PYTHONUNBUFFERED=1 python3 bench/anchors.py "$OUT/anchors.json" || status=1
 echo "== $(date -u +%T) done, status $status"
 tar czf "$final/run54.tgz" -C "$OUT" .
