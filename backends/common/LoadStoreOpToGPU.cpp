@@ -254,15 +254,14 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
         } else {
           SmallVector<Value> otherwise =
               other.empty() ? SmallVector<Value>(size_t(vec), zero) : SmallVector<Value>(other.slice(j, size_t(vec)));
-          run = lowering.target.loadRunIf(b, l, buffer, offsets.slice(j, size_t(vec)), elem, mask[j], otherwise);
-          if (!run.empty()) {
-            out.append(run.begin(), run.end());
-            continue;
+          if (predicated) {
+            run = lowering.target.loadRunIf(b, l, buffer, offsets.slice(j, size_t(vec)), elem, mask[j], otherwise);
+          } else {
+            auto branch = scf::IfOp::create(
+                b, l, mask[j], [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, wholeRun(nb, nl, j)); },
+                [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, otherwise); });
+            run.assign(branch.getResults().begin(), branch.getResults().end());
           }
-          auto branch = scf::IfOp::create(
-              b, l, mask[j], [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, wholeRun(nb, nl, j)); },
-              [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, otherwise); });
-          run.assign(branch.getResults().begin(), branch.getResults().end());
         }
         out.append(run.begin(), run.end());
       }

@@ -181,9 +181,7 @@ public:
     operands.push_back(descB);
     operands.append(acc.begin(), acc.end());
     auto type = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(k, b.getF32Type()));
-    auto asmOp = LLVM::InlineAsmOp::create(b, loc, type, operands, b.getStringAttr(text), b.getStringAttr(constraints),
-                                           b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-                                           LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    auto asmOp = inlinePtx(b, loc, type, operands, text, constraints);
     SmallVector<Value> out;
     for (int64_t i = 0; i < k; ++i)
       out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), ArrayRef<int64_t>{i}));
@@ -306,29 +304,62 @@ public:
     return out;
   }
 
+  /// Inline PTX `text` with `constraints` (side effects: it stays where it is written).
+  static LLVM::InlineAsmOp inlinePtx(OpBuilder &b, Location loc, TypeRange result, ValueRange operands,
+                                     const std::string &text, const std::string &constraints) {
+    return LLVM::InlineAsmOp::create(b, loc, result, operands, b.getStringAttr(text), b.getStringAttr(constraints),
+                                     b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                                     LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  }
+
+  /// `$first` for one operand, `{$first, $first+1, ...}` for several: a vector access's registers.
+  static std::string operandList(unsigned first, unsigned count) {
+    std::string list;
+    for (unsigned i = 0; i < count; ++i)
+      list += (i ? ", $" : "$") + std::to_string(first + i);
+    return count == 1 ? list : "{" + list + "}";
+  }
+
   /// The address of a run's first element.
   static Value runAddress(OpBuilder &b, Location loc, Value buffer, ValueRange indices, Type elem) {
     return LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{indices[0]},
                                LLVM::GEPNoWrapFlags::inbounds);
   }
 
-  /// A run's elements (8 to 32 bits, 4 to 16 bytes together) as 32-bit words.
+  /// A run's elements (8 to 32 bits, 4 to 16 bytes together) as 32-bit words, and back.
+  static Type wordType(Type elem) {
+    const int64_t perWord = 32 / elem.getIntOrFloatBitWidth();
+    return perWord == 1 ? elem : VectorType::get({perWord}, elem);
+  }
   static SmallVector<Value> packWords(OpBuilder &b, Location loc, ValueRange elements) {
-    Type elem = elements[0].getType(), i32 = b.getI32Type();
+    Type elem = elements[0].getType(), i32 = b.getI32Type(), word = wordType(elem);
     const unsigned perWord = 32 / elem.getIntOrFloatBitWidth();
-    Type wordType = perWord == 1 ? elem : VectorType::get({int64_t(perWord)}, elem);
     SmallVector<Value> words;
     for (unsigned w = 0; w * perWord < elements.size(); ++w) {
-      Value word = elements[w * perWord];
+      Value v = elements[w * perWord];
       if (perWord > 1) {
-        word = LLVM::UndefOp::create(b, loc, wordType);
+        v = LLVM::UndefOp::create(b, loc, word);
         for (unsigned k = 0; k < perWord; ++k)
-          word = LLVM::InsertElementOp::create(b, loc, word, elements[w * perWord + k],
-                                               LLVM::ConstantOp::create(b, loc, i32, int64_t(k)));
+          v = LLVM::InsertElementOp::create(b, loc, v, elements[w * perWord + k],
+                                            LLVM::ConstantOp::create(b, loc, i32, int64_t(k)));
       }
-      words.push_back(word.getType() == i32 ? word : Value(LLVM::BitcastOp::create(b, loc, i32, word)));
+      words.push_back(v.getType() == i32 ? v : Value(LLVM::BitcastOp::create(b, loc, i32, v)));
     }
     return words;
+  }
+  static SmallVector<Value> unpackWords(OpBuilder &b, Location loc, ValueRange words, Type elem) {
+    Type i32 = b.getI32Type(), word = wordType(elem);
+    const unsigned perWord = 32 / elem.getIntOrFloatBitWidth();
+    SmallVector<Value> out;
+    for (Value w : words) {
+      Value v = word == i32 ? w : Value(LLVM::BitcastOp::create(b, loc, word, w));
+      if (perWord == 1)
+        out.push_back(v);
+      else
+        for (unsigned k = 0; k < perWord; ++k)
+          out.push_back(LLVM::ExtractElementOp::create(b, loc, v, LLVM::ConstantOp::create(b, loc, i32, int64_t(k))));
+    }
+    return out;
   }
 
   // `@p ld.global.v4.b32` on words that hold `otherwise` before it (tied operands), and
@@ -341,43 +372,26 @@ public:
                                ValueRange otherwise) const override {
     if (!hasPredicatedRuns(elem, int64_t(indices.size())))
       return {};
-    MLIRContext *ctx = b.getContext();
     SmallVector<Value> operands{cond, runAddress(b, loc, buffer, indices, elem)};
     SmallVector<Value> initial = packWords(b, loc, otherwise);
     operands.append(initial.begin(), initial.end());
-    const unsigned words = initial.size(), perWord = indices.size() / words;
-    Type i32 = b.getI32Type();
-    Type wordType = perWord == 1 ? elem : VectorType::get({int64_t(perWord)}, elem);
-    auto index = [&](unsigned k) { return LLVM::ConstantOp::create(b, loc, i32, int64_t(k)); };
-    std::string constraints, dests;
-    for (unsigned w = 0; w < words; ++w) {
+    const unsigned words = initial.size();
+    std::string constraints;
+    for (unsigned w = 0; w < words; ++w)
       constraints += "=r,";
-      dests += (w ? ", $" : "$") + std::to_string(w);
-    }
     constraints += "b,l";
     for (unsigned w = 0; w < words; ++w)
       constraints += "," + std::to_string(w);
     const std::string shape = words == 1 ? "" : ".v" + std::to_string(words);
-    const std::string text = "@$" + std::to_string(words) + " ld.global" + shape + ".b32 " +
-                             (words == 1 ? dests : "{" + dests + "}") + ", [$" + std::to_string(words + 1) + "];";
-    Type result = words == 1 ? i32 : Type(LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(words, i32)));
-    auto asmOp = LLVM::InlineAsmOp::create(b, loc, result, operands, b.getStringAttr(text), b.getStringAttr(constraints),
-                                           b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-                                           LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
-    SmallVector<Value> out;
-    for (unsigned w = 0; w < words; ++w) {
-      Value word = words == 1 ? asmOp.getResult(0)
-                              : Value(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), ArrayRef<int64_t>{w}));
-      if (wordType != i32)
-        word = LLVM::BitcastOp::create(b, loc, wordType, word);
-      if (perWord == 1) {
-        out.push_back(word);
-        continue;
-      }
-      for (unsigned k = 0; k < perWord; ++k)
-        out.push_back(LLVM::ExtractElementOp::create(b, loc, word, index(k)));
-    }
-    return out;
+    const std::string text = "@$" + std::to_string(words) + " ld.global" + shape + ".b32 " + operandList(0, words) +
+                             ", [$" + std::to_string(words + 1) + "];";
+    Type i32 = b.getI32Type();
+    Type result = words == 1 ? i32 : Type(LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(words, i32)));
+    Value loaded = inlinePtx(b, loc, result, operands, text, constraints).getResult(0);
+    SmallVector<Value> loadedWords;
+    for (unsigned w = 0; w < words; ++w)
+      loadedWords.push_back(words == 1 ? loaded : Value(LLVM::ExtractValueOp::create(b, loc, loaded, ArrayRef<int64_t>{w})));
+    return unpackWords(b, loc, loadedWords, elem);
   }
 
   bool storeRunIf(OpBuilder &b, Location loc, Value buffer, ValueRange indices, ValueRange values,
@@ -385,21 +399,15 @@ public:
     Type elem = values[0].getType();
     if (!hasPredicatedRuns(elem, int64_t(indices.size())))
       return false;
-    MLIRContext *ctx = b.getContext();
     SmallVector<Value> operands{cond, runAddress(b, loc, buffer, indices, elem)};
     SmallVector<Value> words = packWords(b, loc, values);
     operands.append(words.begin(), words.end());
-    std::string constraints = "b,l", sources;
-    for (size_t w = 0; w < words.size(); ++w) {
+    std::string constraints = "b,l";
+    for (size_t w = 0; w < words.size(); ++w)
       constraints += ",r";
-      sources += (w ? ", $" : "$") + std::to_string(w + 2);
-    }
     const std::string shape = words.size() == 1 ? "" : ".v" + std::to_string(words.size());
-    const std::string text =
-        "@$0 st.global" + shape + ".b32 [$1], " + (words.size() == 1 ? sources : "{" + sources + "}") + ";";
-    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, b.getStringAttr(text), b.getStringAttr(constraints),
-                              b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-                              LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    inlinePtx(b, loc, TypeRange{}, operands, "@$0 st.global" + shape + ".b32 [$1], " + operandList(2, words.size()) + ";",
+              constraints);
     return true;
   }
 

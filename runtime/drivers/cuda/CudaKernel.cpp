@@ -21,12 +21,16 @@ std::string trimLog(const char *log) {
 
 namespace {
 
-/// Programs of `code` that fit on one multiprocessor at once (0 where the driver cannot say).
-int programsPerProcessor(const CudaApi &api, CUfunction fn, const Artifact &artifact, uint32_t dynamicShared) {
+int64_t threadsOf(const Artifact &artifact) {
+  return int64_t(artifact.blockSize[0]) * artifact.blockSize[1] * artifact.blockSize[2];
+}
+
+/// Programs of `fn` (no dynamic shared memory) that fit on one multiprocessor at once (0 where
+/// the driver cannot say).
+int programsPerProcessor(const CudaApi &api, CUfunction fn, const Artifact &artifact) {
   int programs = 0;
-  const int threads = int(artifact.blockSize[0] * artifact.blockSize[1] * artifact.blockSize[2]);
   if (!api.cuOccupancyMaxActiveBlocksPerMultiprocessor ||
-      api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&programs, fn, threads, dynamicShared) != CUDA_SUCCESS)
+      api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&programs, fn, int(threadsOf(artifact)), 0) != CUDA_SUCCESS)
     return 0;
   return programs;
 }
@@ -65,9 +69,8 @@ void retryForOccupancy(const CudaApi &api, CudaCode &code, const std::vector<cha
     return;
   int registers = 0;
   api.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, code.fn);
-  const int programs = programsPerProcessor(api, code.fn, artifact, 0);
-  const int64_t cap = occupancyRegisterCap(registers, int64_t(artifact.blockSize[0]) * artifact.blockSize[1] *
-                                                          artifact.blockSize[2], programs);
+  const int programs = programsPerProcessor(api, code.fn, artifact);
+  const int64_t cap = occupancyRegisterCap(registers, threadsOf(artifact), programs);
   if (cap == 0) return;
   char errorLog[16384] = {};
   CudaCode capped = code;
@@ -75,7 +78,7 @@ void retryForOccupancy(const CudaApi &api, CudaCode &code, const std::vector<cha
   int spilled = 0;
   if (api.cuModuleGetFunction(&capped.fn, capped.module, artifact.entryPoint.c_str()) == CUDA_SUCCESS &&
       api.cuFuncGetAttribute(&spilled, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, capped.fn) == CUDA_SUCCESS && spilled == 0 &&
-      programsPerProcessor(api, capped.fn, artifact, 0) > programs) {
+      programsPerProcessor(api, capped.fn, artifact) > programs) {
     api.cuModuleUnload(code.module);
     code = capped;
     return;
@@ -139,7 +142,7 @@ Result<CudaCode> loadCode(const CudaApi &api, const KernelEntry &kernel, const A
 Result<std::unique_ptr<detail::DriverKernel>> CudaDevice::loadKernel(const KernelEntry &kernel, const Artifact &artifact) {
   if (Status s = makeCurrent(); !s) return s;
   const BackendInfo &bi = info_.info;
-  uint64_t threads = uint64_t(artifact.blockSize[0]) * artifact.blockSize[1] * artifact.blockSize[2];
+  const uint64_t threads = uint64_t(threadsOf(artifact));
   if (threads == 0 || threads > bi.maxThreadsPerGroup)
     return Status(StatusCode::Unsupported, "kernel '" + kernel.name + "' needs " + std::to_string(threads) +
                                                " threads per program; " + info_.name + " allows 1.." +
