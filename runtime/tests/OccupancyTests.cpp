@@ -32,3 +32,18 @@ TEST_CASE("occupancy.no_cap_far_below_or_where_registers_do_not_limit") {
   CHECK(occupancyRegisterCap(0, 256, 1) == 0);
   CHECK(occupancyRegisterCap(64, 256, 0) == 0);
 }
+
+TEST_CASE("occupancy.register_cap_goes_in_the_entry_directives") {
+  const std::string ptx = ".version 8.0\n.target sm_90\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n"
+                          ".maxntid 512, 1, 1\n{\n\tret;\n}\n";
+  std::optional<std::string> bounded = withRegisterCap(ptx, 64);
+  REQUIRE(bounded);
+  // Among the directives, before the body; the rest of the text unchanged.
+  CHECK(*bounded == ".version 8.0\n.target sm_90\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n"
+                    ".maxntid 512, 1, 1\n.maxnreg 64\n{\n\tret;\n}\n");
+  // Already bounded, no entry, two entries, or no cap: nothing.
+  CHECK_FALSE(withRegisterCap(*bounded, 56));
+  CHECK_FALSE(withRegisterCap(".version 8.0\n.func f()\n{\n}\n", 64));
+  CHECK_FALSE(withRegisterCap(ptx + ".visible .entry j()\n{\n}\n", 64));
+  CHECK_FALSE(withRegisterCap(ptx, 0));
+}

@@ -39,8 +39,9 @@ int programsPerProcessor(const CudaApi &api, CUfunction fn, const Artifact &arti
 /// likes, and a few past a step costs a program per multiprocessor (softmax 4096 x 16384 on 16
 /// warps: 71 registers, one program of 512 threads, where 64 fit two). Code without matrix
 /// instructions (whose kernels plan their registers: mma, wgmma, setmaxnreg) that is at most an
-/// eighth past such a step is compiled again under it (CU_JIT_MAX_REGISTERS), and that code is
-/// kept where it spills nothing and more programs fit. TESSERA_OCCUPANCY_RETRY=0: never.
+/// eighth past such a step is compiled again under it (a `.maxnreg` directive: withRegisterCap),
+/// and that code is kept where it spills nothing and more programs fit.
+/// TESSERA_OCCUPANCY_RETRY=0: never.
 bool occupancyRetryAllowed() {
   static const bool allowed = [] {
     const char *env = std::getenv("TESSERA_OCCUPANCY_RETRY");
@@ -49,21 +50,20 @@ bool occupancyRetryAllowed() {
   return allowed;
 }
 
-CUresult jit(const CudaApi &api, CUmodule *module, const std::vector<char> &ptx, char (&errorLog)[16384],
-             int64_t maxRegisters) {
+/// `ptx`: NUL-terminated.
+CUresult jit(const CudaApi &api, CUmodule *module, const std::vector<char> &ptx, char (&errorLog)[16384]) {
   char infoLog[4096] = {};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_MAX_REGISTERS};
+                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {errorLog, reinterpret_cast<void *>(uintptr_t(sizeof errorLog - 1)), infoLog,
-                    reinterpret_cast<void *>(uintptr_t(sizeof infoLog - 1)),
-                    reinterpret_cast<void *>(uintptr_t(maxRegisters))};
-  return api.cuModuleLoadDataEx(module, ptx.data(), maxRegisters > 0 ? 5 : 4, options, values);
+                    reinterpret_cast<void *>(uintptr_t(sizeof infoLog - 1))};
+  return api.cuModuleLoadDataEx(module, ptx.data(), 4, options, values);
 }
 
 /// `code` again under fewer registers where one more program per multiprocessor then fits and
 /// nothing spills (occupancyRetryAllowed); otherwise `code` unchanged.
 void retryForOccupancy(const CudaApi &api, CudaCode &code, const std::vector<char> &ptx, const Artifact &artifact) {
-  const std::string_view text(ptx.data(), ptx.size());
+  const std::string_view text(ptx.data(), ptx.size() - 1);
   if (!occupancyRetryAllowed() || code.dynamicSharedBytes > 0 || text.find("mma.") != std::string_view::npos ||
       text.find("setmaxnreg") != std::string_view::npos)
     return;
@@ -72,9 +72,13 @@ void retryForOccupancy(const CudaApi &api, CudaCode &code, const std::vector<cha
   const int programs = programsPerProcessor(api, code.fn, artifact);
   const int64_t cap = occupancyRegisterCap(registers, threadsOf(artifact), programs);
   if (cap == 0) return;
+  std::optional<std::string> bounded = withRegisterCap(text, cap);
+  if (!bounded) return;
+  std::vector<char> boundedPtx(bounded->begin(), bounded->end());
+  boundedPtx.push_back('\0');
   char errorLog[16384] = {};
   CudaCode capped = code;
-  if (jit(api, &capped.module, ptx, errorLog, cap) != CUDA_SUCCESS) return;
+  if (jit(api, &capped.module, boundedPtx, errorLog) != CUDA_SUCCESS) return;
   int spilled = 0;
   if (api.cuModuleGetFunction(&capped.fn, capped.module, artifact.entryPoint.c_str()) == CUDA_SUCCESS &&
       api.cuFuncGetAttribute(&spilled, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, capped.fn) == CUDA_SUCCESS && spilled == 0 &&
@@ -98,7 +102,7 @@ Result<CudaCode> loadCode(const CudaApi &api, const KernelEntry &kernel, const A
   const std::string form = artifact.tensorMaps.empty() ? "" : ", its tensor-copy form";
   CudaCode code;
   code.artifact = &artifact;
-  CUresult r = jit(api, &code.module, ptx, errorLog, 0);
+  CUresult r = jit(api, &code.module, ptx, errorLog);
   if (r != CUDA_SUCCESS) {
     std::string log = trimLog(errorLog);
     std::string context = "loading kernel '" + kernel.name + "' (" + artifact.target.chip + form + ") on " + device.name;
