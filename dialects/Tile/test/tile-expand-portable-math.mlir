@@ -2,14 +2,22 @@
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics --tile-expand-portable-math='correctly-rounded-basics=true' | FileCheck %s --check-prefix=BASICS
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics --tile-expand-portable-math='correctly-rounded-basics=true native-div-fma=true' | FileCheck %s --check-prefix=PTX
 
-// exp on a tile: f64 from the start, splat constants of the tile's shape, one truncf at the end,
-// and a NaN input (found on its bits) passed through by a select.
+// exp on a tile: clamped in f32 (compares and selects, no f64 work), then f64, splat constants
+// of the tile's shape, 2^k from the bits of the rounding sum x log2 e + 1.5 * 2^52 (no
+// float-to-integer conversion), one truncf at the end, and a NaN input (found on its bits)
+// passed through by a select.
 // CHECK-LABEL: func.func @exp_tile
 // CHECK-SAME: (%[[X:.*]]: tensor<128xf32>)
 // CHECK-NOT: math.
-// CHECK: %[[XD:.*]] = arith.extf %[[X]] : tensor<128xf32> to tensor<128xf64>
-// CHECK: arith.constant dense<1.500000e+02> : tensor<128xf64>
-// CHECK: %[[SCALE:.*]] = arith.shli %{{.*}}, %{{.*}} : tensor<128xi64>
+// CHECK: arith.constant dense<1.500000e+02> : tensor<128xf32>
+// CHECK: arith.constant dense<-1.500000e+02> : tensor<128xf32>
+// CHECK: %[[LO:.*]] = arith.select %{{.*}} : tensor<128xi1>, tensor<128xf32>
+// CHECK: %[[XD:.*]] = arith.extf %[[LO]] : tensor<128xf32> to tensor<128xf64>
+// CHECK: %[[T:.*]] = arith.mulf %[[XD]], %{{.*}} : tensor<128xf64>
+// CHECK: %[[SUM:.*]] = arith.addf %[[T]], %{{.*}} : tensor<128xf64>
+// CHECK: %[[SUMBITS:.*]] = arith.bitcast %[[SUM]] : tensor<128xf64> to tensor<128xi64>
+// CHECK: %[[FIELD:.*]] = arith.addi %[[SUMBITS]], %{{.*}} : tensor<128xi64>
+// CHECK: %[[SCALE:.*]] = arith.shli %[[FIELD]], %{{.*}} : tensor<128xi64>
 // CHECK: %[[POW2:.*]] = arith.bitcast %[[SCALE]] : tensor<128xi64> to tensor<128xf64>
 // CHECK: %[[Y:.*]] = arith.mulf %{{.*}}, %[[POW2]] : tensor<128xf64>
 // CHECK: %[[R:.*]] = arith.truncf %[[Y]] : tensor<128xf64> to tensor<128xf32>
