@@ -189,8 +189,8 @@ Value scaleByPow2(MathBuilder &m, Value v, Value k) { return m.mul(v, m.pow2(m.t
 /// round(v) for |v| < 2^51 (as MathBuilder::roundToInt: (v + 1.5 * 2^52) - 1.5 * 2^52) and
 /// 2^round(v), exact for round(v) in [-1022, 1023], built from the bits of the sum: its low bits
 /// hold round(v) as an integer (1.5 * 2^52 + k), so the exponent field is those bits + 1023
-/// shifted up, with no float-to-integer conversion (exp and exp2; a conversion a value is
-/// what keeps the H100's slow XU pipe 40% busy in portable softmax, Nsight Compute, run 55).
+/// shifted up, with no float-to-integer conversion (exp and exp2: such conversions and the
+/// widening ones kept the H100's XU pipe 40% busy in portable softmax; Nsight Compute, run 55).
 std::pair<Value, Value> roundWithPow2(MathBuilder &m, Value v) {
   constexpr double kShifter = 0x1.8p52;
   Value shifted = m.add(v, m.f64(kShifter));

@@ -37,7 +37,8 @@ int programsPerProcessor(const CudaApi &api, CUfunction fn, const Artifact &arti
 
 /// The occupancy retry: PTX JIT-compiled by the driver takes as many registers as its scheduling
 /// likes, and a few past a step costs a program per multiprocessor (softmax 4096 x 16384 on 16
-/// warps: 71 registers, one program of 512 threads, where 64 fit two). Code without matrix
+/// warps took 71 registers before its reductions changed: one program of 512 threads, where 64
+/// fit two). Code without matrix
 /// instructions (whose kernels plan their registers: mma, wgmma, setmaxnreg) that is at most an
 /// eighth past such a step is compiled again under it (a `.maxnreg` directive: withRegisterCap),
 /// and that code is kept where it spills nothing and more programs fit.
