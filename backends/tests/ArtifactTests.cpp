@@ -69,6 +69,40 @@ size_t predicated(const std::string &ptx, const std::string &what) {
   return n;
 }
 
+/// What ptxas -v reports for `ptx` on sm_90 (with `flags` too): registers a thread and bytes of
+/// spill stores.
+struct PtxasUse {
+  int registers = 0, spillBytes = 0;
+};
+PtxasUse ptxasUse(const std::string &ptxas, const std::string &ptx, const std::string &flags = "") {
+  std::string log;
+  REQUIRE_MESSAGE(assemble(ptxas, ptx, "sm_90", &log, "-v" + (flags.empty() ? "" : " " + flags)) == 0,
+                  "ptxas failed:\n" << log);
+  const size_t used = log.find("Used "), spills = log.find(" bytes spill stores");
+  REQUIRE_MESSAGE((used != std::string::npos && spills != std::string::npos), log);
+  return {std::stoi(log.substr(used + 5)), std::stoi(log.substr(log.rfind(',', spills) + 1))};
+}
+
+/// Layernorm over rows of 4096 f16 on 8 warps, written as a user would, compiled for sm_90: the
+/// plain code and its variant for n a multiple of 16.
+Package layernorm4096() {
+  constexpr int kBlock = 4096;
+  auto layernorm = [](tl::Ptr<f16> x, tl::Ptr<f16> y, tl::Ptr<f16> w, tl::Ptr<f16> b, tl::Scalar<int32_t> n) {
+    tl::Tile row = tl::program_id(0) * n, cols = tl::arange(0, kBlock), mask = cols < n;
+    tl::Tile v = tl::cast(tl::load(x + row + cols, mask, 0), DType::F32);
+    tl::Tile nf = tl::cast(n, DType::F32);
+    tl::Tile centered = tl::where(mask, v - tl::sum(v) / nf, 0.0f);
+    tl::Tile r = tl::rsqrt(tl::sum(centered * centered) / nf + 1e-5f);
+    tl::Tile scale = tl::cast(tl::load(w + cols, mask), DType::F32);
+    tl::Tile shift = tl::cast(tl::load(b + cols, mask), DType::F32);
+    tl::store(y + row + cols, tl::cast(centered * r * scale + shift, DType::F16), mask);
+  };
+  TracedKernel k = require(trace("layernorm", layernorm, {.numWarps = 8}), "trace");
+  Package p = require(compile(k, nvptxTarget("sm_90")), "compile");
+  REQUIRE(p.kernels[0].artifacts.size() == 2);
+  return p;
+}
+
 } // namespace
 
 TEST_CASE("artifact.spirv_validates") {
@@ -289,20 +323,7 @@ TEST_CASE("artifact.specialized_layernorm_needs_no_element_paths") {
   // `ld.global.v4.b32` or `st.global.v4.b32` with no branch, so the registers the
   // element-by-element paths and the branches held are free (ptxas 13: 78 for the plain code,
   // 40 for the variant, Triton's count), and a multiprocessor takes 6 programs instead of 3.
-  constexpr int kBlock = 4096;
-  auto layernorm = [](tl::Ptr<f16> x, tl::Ptr<f16> y, tl::Ptr<f16> w, tl::Ptr<f16> b, tl::Scalar<int32_t> n) {
-    tl::Tile row = tl::program_id(0) * n, cols = tl::arange(0, kBlock), mask = cols < n;
-    tl::Tile v = tl::cast(tl::load(x + row + cols, mask, 0), DType::F32);
-    tl::Tile nf = tl::cast(n, DType::F32);
-    tl::Tile centered = tl::where(mask, v - tl::sum(v) / nf, 0.0f);
-    tl::Tile r = tl::rsqrt(tl::sum(centered * centered) / nf + 1e-5f);
-    tl::Tile scale = tl::cast(tl::load(w + cols, mask), DType::F32);
-    tl::Tile shift = tl::cast(tl::load(b + cols, mask), DType::F32);
-    tl::store(y + row + cols, tl::cast(centered * r * scale + shift, DType::F16), mask);
-  };
-  TracedKernel k = require(trace("layernorm", layernorm, {.numWarps = 8}), "trace");
-  Package p = require(compile(k, nvptxTarget("sm_90")), "compile");
-  REQUIRE(p.kernels[0].artifacts.size() == 2);
+  Package p = layernorm4096();
   const Artifact &plain = p.kernels[0].artifacts[0], &variant = p.kernels[0].artifacts[1];
   CHECK(plain.divisibleArgs.empty());
   CHECK(variant.divisibleArgs == std::vector<uint32_t>{4});
@@ -319,14 +340,8 @@ TEST_CASE("artifact.specialized_layernorm_needs_no_element_paths") {
     skipTest("ptxas not found: register counts not checked (set TESSERA_PTXAS or install the CUDA toolkit)");
     return;
   }
-  auto registers = [&](const Artifact &a) {
-    std::string log;
-    REQUIRE_MESSAGE(assemble(ptxas, ptxText(a), "sm_90", &log, "-v") == 0, "ptxas failed:\n" << log);
-    const size_t at = log.find("Used ");
-    REQUIRE_MESSAGE(at != std::string::npos, log);
-    return std::stoi(log.substr(at + 5));
-  };
-  const int plainRegisters = registers(plain), variantRegisters = registers(variant);
+  const int plainRegisters = ptxasUse(ptxas, ptxText(plain)).registers;
+  const int variantRegisters = ptxasUse(ptxas, ptxText(variant)).registers;
   MESSAGE("registers: plain " << plainRegisters << ", variant " << variantRegisters);
   CHECK(variantRegisters + 32 <= plainRegisters);
 }
@@ -338,20 +353,7 @@ TEST_CASE("artifact.register_cap_directive_binds_a_row_kernel") {
   // as every kernel here does, and run 54 found the retry changing nothing for that reason. The
   // directive does bind: layernorm over rows of 4096 f16 on 8 warps, the plain code (no
   // specialization, element paths; ptxas 13: 80 registers), takes 72 with it and spills nothing.
-  constexpr int kBlock = 4096;
-  auto layernorm = [](tl::Ptr<f16> x, tl::Ptr<f16> y, tl::Ptr<f16> w, tl::Ptr<f16> b, tl::Scalar<int32_t> n) {
-    tl::Tile row = tl::program_id(0) * n, cols = tl::arange(0, kBlock), mask = cols < n;
-    tl::Tile v = tl::cast(tl::load(x + row + cols, mask, 0), DType::F32);
-    tl::Tile nf = tl::cast(n, DType::F32);
-    tl::Tile centered = tl::where(mask, v - tl::sum(v) / nf, 0.0f);
-    tl::Tile r = tl::rsqrt(tl::sum(centered * centered) / nf + 1e-5f);
-    tl::Tile scale = tl::cast(tl::load(w + cols, mask), DType::F32);
-    tl::Tile shift = tl::cast(tl::load(b + cols, mask), DType::F32);
-    tl::store(y + row + cols, tl::cast(centered * r * scale + shift, DType::F16), mask);
-  };
-  TracedKernel k = require(trace("layernorm", layernorm, {.numWarps = 8}), "trace");
-  Package p = require(compile(k, nvptxTarget("sm_90")), "compile");
-  REQUIRE_FALSE(p.kernels[0].artifacts.empty());
+  Package p = layernorm4096();
   const std::string ptx = ptxText(p.kernels[0].artifacts[0]);
   REQUIRE(contains(ptx, ".maxntid"));
   std::string ptxas = findPtxas();
@@ -359,26 +361,17 @@ TEST_CASE("artifact.register_cap_directive_binds_a_row_kernel") {
     skipTest("ptxas not found: register counts not checked (set TESSERA_PTXAS or install the CUDA toolkit)");
     return;
   }
-  auto assembled = [&](const std::string &text, const std::string &options, int *spillBytes) {
-    std::string log;
-    REQUIRE_MESSAGE(assemble(ptxas, text, "sm_90", &log, options) == 0, "ptxas failed:\n" << log);
-    const size_t used = log.find("Used "), spills = log.find(" bytes spill stores");
-    REQUIRE_MESSAGE((used != std::string::npos && spills != std::string::npos), log);
-    *spillBytes = std::stoi(log.substr(log.rfind(',', spills) + 1));
-    return std::stoi(log.substr(used + 5));
-  };
-  int spills = 0;
-  const int registers = assembled(ptx, "-v", &spills);
+  const int registers = ptxasUse(ptxas, ptx).registers;
   constexpr int kCap = 72;
   REQUIRE_MESSAGE(registers > kCap, "the plain code now fits " << kCap << " registers (" << registers << ")");
-  const int underFlag = assembled(ptx, "-v -maxrregcount=" + std::to_string(kCap), &spills);
+  const int underFlag = ptxasUse(ptxas, ptx, "-maxrregcount=" + std::to_string(kCap)).registers;
   std::optional<std::string> bounded = tessera::cuda::withRegisterCap(ptx, kCap);
   REQUIRE(bounded);
-  const int underDirective = assembled(*bounded, "-v", &spills);
+  const PtxasUse underDirective = ptxasUse(ptxas, *bounded);
   MESSAGE("registers: " << registers << "; -maxrregcount=" << kCap << ": " << underFlag << "; .maxnreg " << kCap
-                        << ": " << underDirective);
-  CHECK(underDirective <= kCap);
-  CHECK(spills == 0);
+                        << ": " << underDirective.registers);
+  CHECK(underDirective.registers <= kCap);
+  CHECK(underDirective.spillBytes == 0);
 }
 
 TEST_CASE("artifact.predicated_runs_of_every_width") {
