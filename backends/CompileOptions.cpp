@@ -25,8 +25,8 @@ every exported kernel.
   --ptx-version=N     PTX ISA version, 80 for 8.0 (default: the oldest the chip accepts)
   --subgroup-size=L   SPIR-V subgroup sizes, comma separated (default 32; 8,16,32,64 for a
                       package from C++ kernel files); a package gets one SPIR-V artifact per size
-  --denormals=D       SPIR-V: native (default), software (portable kernels keep f32 denormals in
-                      integer and f64 code, for drivers that flush them), or both (a package gets
+  --denormals=D       SPIR-V: native (default), software (portable kernels keep f32 denormals by
+                      redoing in f64 what a driver that flushes them may get wrong), or both (a package gets
                       both artifacts; the runtime picks per device). A package from C++ kernel
                       files defaults to both for portable kernels and native for fast ones
   --coopmat=C         SPIR-V: no (default), yes, lanes, both or all: code for Vulkan cooperative

@@ -8,7 +8,8 @@
 //
 // The runtime refuses the module on a device without the matching float-controls property
 // (shaderDenormPreserveFloat32, ...), naming it. With software f32 denormals
-// (SoftF32Denormals.cpp) no f32 float instruction is left, so DenormPreserve 32 is not declared.
+// (SoftF32Denormals.cpp) every f32 float instruction is checked for what a flush could change,
+// so DenormPreserve 32 is not declared.
 #include "SPIRVTarget.h"
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"

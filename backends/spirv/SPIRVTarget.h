@@ -33,8 +33,9 @@ void registerSPIRVBackend(mlir::DialectRegistry &registry);
 /// them (SoftF32Denormals.cpp). Diagnostics go to the context's handler.
 mlir::LogicalResult lowerGPUToSPIRV(mlir::ModuleOp module, bool portable = false, bool noContraction = true,
                                     bool softF32Denormals = false);
-/// Rewrites every f32 float operation of `module` into integer operations and f64 arithmetic,
-/// so that no f32 float instruction remains for a driver to flush (SoftF32Denormals.cpp).
+/// Follows every f32 float operation of `module` with a test of its result (or inputs) and a
+/// branch that redoes it in f64 where a driver that flushes denormals may have got it wrong, so
+/// the results are IEEE's with or without flushing (SoftF32Denormals.cpp).
 mlir::LogicalResult emulateF32Denormals(mlir::gpu::GPUModuleOp module);
 /// Fails when a buffer's element width in the SPIR-V differs from the declared dtype (the
 /// upstream conversion may widen 8/16-bit buffers when capabilities are missing).

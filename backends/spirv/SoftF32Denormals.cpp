@@ -1,39 +1,57 @@
 // Software f32 denormals for portable SPIR-V on drivers that flush them (NVIDIA's Vulkan
 // driver promises no shaderDenormPreserveFloat32 and flushes f32 denormals in every float
-// instruction). Runs on the gpu.module, at the arith level, before the SPIR-V conversion: no f32
-// value ever reaches a float instruction as an operand of arithmetic; f32 arithmetic happens in
-// f64, where every f32 value, denormals included, is a normal number.
+// instruction). Runs on the gpu.module, at the arith level, before the SPIR-V conversion.
 //
-//   f32 x (widen)                  => normal, inf, NaN: extf (exact; no float mode touches a
-//                                     normal value); denormal: mantissa * 2^-149, the sign copied
-//   addf/subf/mulf a, b            => roundToF32(f64(a) op f64(b))  (exact product; a sum rounded
-//   minimumf/maximumf/minnumf/...     twice is still correctly rounded: 53 >= 2 * 24 + 2)
-//   floor/ceil/trunc/round...      => roundToF32(op(f64(x)))        (exact)
-//   cmpf p, a, b                   => cmpf p, f64(a), f64(b)
-//   negf/absf/copysign             => integer operations on the sign bit
-//   extf f32 -> f64, truncf f64 -> f32 => widen / roundToF32
-//   roundToF32(d)                  => (d + C) - C in f64, C = 1.5 * 2^52 * (the f32 spacing at d):
-//                                     ties to even, gradual underflow; overflow to inf, NaN kept
-//   its f32 bits (toF32)           => truncf of a value that is already an f32 one (exact), or
-//                                     for a denormal its mantissa (r * 2^149) with the sign
+// Each f32 operation runs natively first; a flushing driver computes it exactly as IEEE does
+// unless a denormal goes in or should come out, and every such case leaves a mark on the native
+// result (or inputs) that a few integer operations test. Only then does the operation run again
+// in software, behind a branch (scf.if), in f64, where every f32 value, denormals included, is a
+// normal number. Random data never takes the branch; the results are the IEEE ones either way.
 //
-// An emulated op's result stays available as its rounded f64, which the ops using it take
-// directly (through selects and subgroup shuffles too, which then move the f64); its f32 bits
-// are made for ops that move bits and erased where nothing needs them. f16 -> f32 -> f64 is one
-// exact extf from f16, and f32 -> f16 of an emulated result one truncf from its f64.
+//   addf/subf a, b    native r; software when |r| < 2^-100 (exponent field < 27). A flushed
+//                     denormal input d only matters against |other| < 2^-101: beyond that
+//                     |d| < half an ulp of the other, whose sum rounds to it anyway; a tiny or
+//                     zero sum shows as |r| < 2^-126
+//   mulf a, b         native r; software when r is zero, denormal or NaN (a flushed input makes
+//                     the product zero, or NaN against an infinity)
+//   min/max a, b      native r; software when r is zero or denormal (r is one of the inputs; a
+//                     flushed one only wins where it should have lost to or tied a tiny value)
+//   cmpf p, a, b      native; software when both exponent fields are zero (a normal number
+//                     compares with a denormal as with zero)
+//   floor/ceil/trunc/round(x)  native; software when x's exponent field is zero
+//   truncf f64 -> f32 native r; software when r is zero or denormal and d != 0
+//   extf f32 -> f64   native (exact for normal values, inf, NaN); software (the mantissa times
+//                     2^-149, the sign copied) when x is denormal
+//   negf/absf/copysign  integer operations on the sign bit
+//
+//   software path     roundToF32(f64(a) op f64(b)) (the product is exact, a sum rounded twice
+//                     is still correctly rounded: 53 >= 2 * 24 + 2), then its f32 bits
+//   roundToF32(d)     (d + C) - C in f64, C = 1.5 * 2^52 * (the f32 spacing at d): ties to
+//                     even, gradual underflow; overflow to inf, NaN kept
+//   its f32 bits      truncf of a value that is already an f32 one (exact), or for a
+//                     denormal its mantissa (r * 2^149) with the sign
 //
 // Operations that move f32 bits (loads, stores, select, bitcast, shuffles, constants) and
 // conversions whose result cannot differ (f32 -> f16: an f32 denormal rounds to a signed zero
 // either way; int <-> f32) are left alone. Any other op on f32 is an internal error, so a new
 // op cannot slip past the emulation. The portable expansion has already replaced `/`, sqrt,
 // fma and the transcendentals by + - * and integer operations.
+//
+// The suite's self-tests (docs/numerics.md): TESSERA_FAULT=flush-f32-denormals flushes every
+// native operation's denormal inputs and results explicitly, as such a driver does, so a device
+// that keeps denormals (lavapipe) checks the tests above; =flush-f32-denormals-unguarded also
+// never takes the software path, which the suite must then catch.
 #include "SPIRVTarget.h"
+
+#include "Registration.h"
 
 #include "Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -168,22 +186,27 @@ bool leftAlone(Operation *op) {
   return false;
 }
 
-/// The emulation of one function's f32 arithmetic. Each f32 result an emulated op produces is
-/// kept as the f64 holding its value (`exact`), so the ops that use it skip the decoding; its f32
-/// bits are built too, for the ops that move bits (stores, selects, shuffles), and vanish where
-/// nothing uses them.
+constexpr uint32_t kMinNormalBits = 0x00800000u; // 2^-126
+constexpr uint32_t kInfBits = 0x7f800000u;
+
+/// When a native f32 operation's result may differ from IEEE's on a flushing driver (above).
+enum class Check {
+  SmallResult,      // add, sub: |r| < 2^-100
+  ZeroOrNaNResult,  // mul: r zero, denormal or NaN
+  ZeroResult,       // min, max: r zero or denormal
+  TinyInput,        // floor and friends: the input's exponent field zero
+};  // (cmpf: both inputs' exponent fields zero)
+
+/// The emulation of one function's f32 arithmetic.
 class Emulation {
 public:
+  Emulation(bool flush, bool unguarded) : flush(flush), unguarded(unguarded) {}
+
   /// The replacement of `op`, or null when it is not one the emulation rewrites.
   Value emulate(Operation *op) {
     OpBuilder b(op);
-    Emitter e(b, op->getLoc(), op->getNumResults() ? op->getResult(0).getType() : Type());
-    if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
-      if (!isF32(cmp.getLhs().getType()))
-        return nullptr;
-      Emitter in(b, op->getLoc(), cmp.getLhs().getType());
-      return arith::CmpFOp::create(b, op->getLoc(), cmp.getPredicate(), wide(in, cmp.getLhs()), wide(in, cmp.getRhs()));
-    }
+    Location loc = op->getLoc();
+    Emitter e(b, loc, op->getNumResults() ? op->getResult(0).getType() : Type());
     if (isa<arith::NegFOp>(op))
       return e.signBits(op->getOperand(0), 0x80000000u, true);
     if (isa<math::AbsFOp>(op))
@@ -193,80 +216,108 @@ public:
       Value sign = e.andi(e.bitcast(e.i32(), op->getOperand(1)), e.c32(0x80000000u));
       return e.bitcast(e.f32(), e.ori(magnitude, sign));
     }
-    if (auto ext = dyn_cast<arith::ExtFOp>(op))
-      return isF32(ext.getIn().getType()) && isF64(ext.getType()) ? wide(Emitter(b, op->getLoc(), ext.getIn().getType()), ext.getIn())
-                                                                 : nullptr;
-    if (auto tr = dyn_cast<arith::TruncFOp>(op))
-      return isF64(tr.getIn().getType()) && isF32(tr.getType()) ? narrow(e, tr.getIn()) : nullptr;
-    // Exact in f64, or rounded once more from a result that is good to 53 bits.
-    if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::MinimumFOp, arith::MaximumFOp, arith::MinNumFOp,
-            arith::MaxNumFOp, math::FloorOp, math::CeilOp, math::TruncOp, math::RoundOp, math::RoundEvenOp>(op) &&
-        isF32(op->getResult(0).getType())) {
+    if (auto ext = dyn_cast<arith::ExtFOp>(op)) {
+      if (!isF32(ext.getIn().getType()) || !isF64(ext.getType()))
+        return nullptr;
+      Value x = ext.getIn();
+      Emitter in(b, loc, x.getType());
+      Value fast = arith::ExtFOp::create(b, loc, e.f64(), flushed(in, x));
+      // A denormal x: magnitude bits from 1 to 2^23 - 1.
+      Value magnitude = in.andi(in.bitcast(in.i32(), x), in.c32(0x7fffffffu));
+      Value need = any(in, in.cmp(arith::CmpIPredicate::ult, in.addi(magnitude, in.c32(~0u)), in.c32(kMinNormalBits - 1)));
+      return guarded(b, loc, fast, need, [&](const Emitter &s) { return Emitter(s.b, s.loc, x.getType()).widen(x); });
+    }
+    if (auto tr = dyn_cast<arith::TruncFOp>(op)) {
+      if (!isF64(tr.getIn().getType()) || !isF32(tr.getType()))
+        return nullptr;
+      Value d = tr.getIn();
+      Value fast = flushed(e, arith::TruncFOp::create(b, loc, e.f32(), d));
+      Value need = e.andi(below(e, fast, kMinNormalBits), e.cmpf(arith::CmpFPredicate::UNE, d, e.f64Const(0.0)));
+      return guarded(b, loc, fast, need, [&](const Emitter &in) { return in.toF32(in.roundToF32(d)); });
+    }
+    if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+      if (!isF32(cmp.getLhs().getType()))
+        return nullptr;
+      Emitter in(b, loc, cmp.getLhs().getType());
+      Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+      Value fast = arith::CmpFOp::create(b, loc, cmp.getPredicate(), flushed(in, lhs), flushed(in, rhs));
+      Value need = below(in, in.bitcast(in.f32(), in.ori(in.bitcast(in.i32(), lhs), in.bitcast(in.i32(), rhs))), kMinNormalBits);
+      return guarded(b, loc, fast, need, [&](const Emitter &s) {
+        Emitter wide(s.b, s.loc, lhs.getType());
+        return arith::CmpFOp::create(s.b, s.loc, cmp.getPredicate(), wide.widen(lhs), wide.widen(rhs)).getResult();
+      });
+    }
+    std::optional<Check> check;
+    if (isa<arith::AddFOp, arith::SubFOp>(op))
+      check = Check::SmallResult;
+    else if (isa<arith::MulFOp>(op))
+      check = Check::ZeroOrNaNResult;
+    else if (isa<arith::MinimumFOp, arith::MaximumFOp, arith::MinNumFOp, arith::MaxNumFOp>(op))
+      check = Check::ZeroResult;
+    else if (isa<math::FloorOp, math::CeilOp, math::TruncOp, math::RoundOp, math::RoundEvenOp>(op))
+      check = Check::TinyInput;
+    if (!check || !isF32(op->getResult(0).getType()))
+      return nullptr;
+    IRMapping native;
+    for (Value v : op->getOperands())
+      native.map(v, flushed(e, v));
+    Value fast = flushed(e, b.clone(*op, native)->getResult(0));
+    Value need;
+    switch (*check) {
+    case Check::SmallResult: need = below(e, fast, 27u << 23); break;
+    case Check::ZeroOrNaNResult: need = outside(e, fast, kMinNormalBits); break;
+    case Check::ZeroResult: need = below(e, fast, kMinNormalBits); break;
+    case Check::TinyInput: need = below(e, op->getOperand(0), kMinNormalBits); break;
+    }
+    return guarded(b, loc, fast, need, [&](const Emitter &s) {
       IRMapping map;
       for (Value v : op->getOperands())
-        map.map(v, wide(e, v));
-      Operation *w = b.clone(*op, map);
-      w->getResult(0).setType(e.f64());
-      return narrow(e, w->getResult(0));
-    }
-    return nullptr;
-  }
-
-  /// f32 -> f16 of an emulated result: f64 -> f16 of its f64, one rounding of the same value
-  /// (the f32 bits are not needed for it).
-  void narrowToHalf(gpu::GPUModuleOp module) {
-    SmallVector<arith::TruncFOp> truncs;
-    module.walk([&](arith::TruncFOp t) {
-      if (isF32(t.getIn().getType()) && getElementTypeOrSelf(t.getType()).isF16() && exact.count(t.getIn()))
-        truncs.push_back(t);
+        map.map(v, s.widen(v));
+      Operation *w = s.b.clone(*op, map);
+      w->getResult(0).setType(s.f64());
+      return s.toF32(s.roundToF32(w->getResult(0)));
     });
-    for (arith::TruncFOp t : truncs) {
-      OpBuilder b(t);
-      t.getResult().replaceAllUsesWith(arith::TruncFOp::create(b, t.getLoc(), t.getType(), exact[t.getIn()]).getResult());
-      t.erase();
-    }
   }
 
 private:
-  /// The f64 of f32 `v`: an emulated op's rounded result; for a select or a subgroup shuffle of
-  /// such results, the same select or shuffle on their f64s (built once, after it); else `v`
-  /// widened where it is used.
-  Value wide(const Emitter &e, Value v) {
-    if (auto it = exact.find(v); it != exact.end())
-      return it->second;
-    Operation *def = v.getDefiningOp();
-    auto select = dyn_cast_or_null<arith::SelectOp>(def);
-    auto shuffle = dyn_cast_or_null<gpu::ShuffleOp>(def);
-    auto fromHalf = dyn_cast_or_null<arith::ExtFOp>(def);
-    const bool viaSelect = select && (exact.count(select.getTrueValue()) || exact.count(select.getFalseValue()));
-    const bool viaShuffle = shuffle && v == shuffle.getShuffleResult() && exact.count(shuffle.getValue());
-    const bool viaHalf = fromHalf && getElementTypeOrSelf(fromHalf.getIn().getType()).isF16();
-    if (!viaSelect && !viaShuffle && !viaHalf)
-      return e.widen(v);
-    OpBuilder b(def->getContext());
-    b.setInsertionPointAfter(def);
-    Emitter after(b, def->getLoc(), v.getType());
-    Value f64;
-    if (viaHalf) // f16 -> f64 is exact, f16 denormals included (the module keeps them)
-      f64 = arith::ExtFOp::create(b, def->getLoc(), after.f64(), fromHalf.getIn());
-    else if (viaSelect)
-      f64 = arith::SelectOp::create(b, def->getLoc(), select.getCondition(), wide(after, select.getTrueValue()),
-                                    wide(after, select.getFalseValue()));
-    else
-      f64 = gpu::ShuffleOp::create(b, def->getLoc(), exact[shuffle.getValue()], shuffle.getOffset(), shuffle.getWidth(),
-                                   shuffle.getMode())
-                .getShuffleResult();
-    exact[v] = f64;
-    return f64;
+  /// Whether f32 `x`'s magnitude bits are below `low` (as one condition, for a vector too).
+  Value below(const Emitter &e, Value x, uint32_t low) const {
+    Value magnitude = e.andi(e.bitcast(e.i32(), x), e.c32(0x7fffffffu));
+    return any(e, e.cmp(arith::CmpIPredicate::ult, magnitude, e.c32(low)));
   }
-  Value narrow(const Emitter &e, Value d) {
-    Value rounded = e.roundToF32(d);
-    Value bits = e.toF32(rounded);
-    exact[bits] = rounded;
-    return bits;
+  /// Whether they are below `low` or a NaN's: one unsigned range test.
+  Value outside(const Emitter &e, Value x, uint32_t low) const {
+    Value magnitude = e.andi(e.bitcast(e.i32(), x), e.c32(0x7fffffffu));
+    return any(e, e.cmp(arith::CmpIPredicate::ugt, e.addi(magnitude, e.c32(0u - low)), e.c32(kInfBits - low)));
+  }
+  /// A vector's lanes joined into one condition.
+  Value any(const Emitter &e, Value condition) const {
+    auto vec = dyn_cast<VectorType>(condition.getType());
+    if (!vec)
+      return condition;
+    return vector::ReductionOp::create(e.b, e.loc, vector::CombiningKind::OR, condition);
+  }
+  /// `x` as a flushing driver sees it (the suite's self-test only): a denormal becomes a zero of
+  /// its sign.
+  Value flushed(const Emitter &e, Value x) const {
+    if (!flush)
+      return x;
+    Value bits = e.bitcast(e.i32(), x);
+    Value tiny = e.cmp(arith::CmpIPredicate::ult, e.andi(bits, e.c32(0x7fffffffu)), e.c32(kMinNormalBits));
+    return e.bitcast(x.getType(), e.select(tiny, e.andi(bits, e.c32(0x80000000u)), bits));
+  }
+  /// The native result `fast`, or where `need` holds the software path's.
+  Value guarded(OpBuilder &b, Location loc, Value fast, Value need, llvm::function_ref<Value(const Emitter &)> slow) {
+    if (unguarded)
+      return fast;
+    auto branch = scf::IfOp::create(
+        b, loc, need,
+        [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, slow(Emitter(nb, l, fast.getType()))); },
+        [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, fast); });
+    return branch.getResult(0);
   }
 
-  llvm::DenseMap<Value, Value> exact; // an emulated op's f32 result -> the f64 of its value
+  bool flush, unguarded;
 };
 
 } // namespace
@@ -279,7 +330,8 @@ LogicalResult emulateF32Denormals(gpu::GPUModuleOp module) {
       return;
     ops.push_back(op);
   });
-  Emulation emulation;
+  const bool unguarded = faultInjected("flush-f32-denormals-unguarded");
+  Emulation emulation(unguarded || faultInjected("flush-f32-denormals"), unguarded);
   for (Operation *op : ops) {
     Value replacement = emulation.emulate(op);
     if (!replacement) {
@@ -290,9 +342,7 @@ LogicalResult emulateF32Denormals(gpu::GPUModuleOp module) {
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
   }
-  emulation.narrowToHalf(module);
-  // The f32 bits of results that only emulated ops used, and the decodings those ops no longer
-  // need, are dead: erase them (uses first).
+  // What the rewritten ops no longer use is dead: erase it (uses first).
   SmallVector<Operation *> all;
   module.walk([&](Operation *op) { all.push_back(op); });
   for (Operation *op : llvm::reverse(all))

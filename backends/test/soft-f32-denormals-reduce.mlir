@@ -1,26 +1,21 @@
 // RUN: %tessera compile %s --emit=spirv --subgroup-size=8 --denormals=software | FileCheck %s
-// RUN: %tessera compile %s --emit=spirv --subgroup-size=8 --denormals=software | FileCheck %s --check-prefix=NOADD
-// With software f32 denormals a portable sum's partial results stay f64 from step to step: the
-// subgroup shuffles move the f64s (no f32 bits decoded and encoded again at each step), and no
-// f32 arithmetic is left. After the barrier each lane reads its subgroup's slot from shared
-// memory (f32 bits; 4 slots, one a lane) and the shuffles combine the lanes: the slot's bits move as they are, then
-// the sums are f64 again.
+// With software f32 denormals a portable sum's steps are native f32 additions: the subgroup
+// shuffles move f32 bits, and each step's sum is tested (magnitude below 2^-100) before a
+// branch that adds in f64 again, in the same order. After the barrier each lane reads its
+// subgroup's slot from shared memory (4 slots, one a lane) and the shuffles combine the lanes.
 
-// CHECK-DAG: %[[F64:.*]] = OpTypeFloat 64
-// CHECK-NOT: OpGroupNonUniformShuffleXor %float
-// CHECK: OpGroupNonUniformShuffleXor %[[F64]] %{{.*}} %{{.*}} %uint_1
-// CHECK-NOT: OpGroupNonUniformShuffleXor %float
-// CHECK: OpGroupNonUniformShuffleXor %[[F64]] %{{.*}} %{{.*}} %uint_2
-// CHECK-NOT: OpGroupNonUniformShuffleXor %float
-// CHECK: OpGroupNonUniformShuffleXor %[[F64]] %{{.*}} %{{.*}} %uint_4
-// CHECK-NOT: OpGroupNonUniformShuffleXor %float
+// CHECK: OpGroupNonUniformShuffleXor %float %{{.*}} %{{.*}} %uint_1
+// CHECK-NEXT: OpFAdd %float
+// CHECK: OpULessThan %bool %{{.*}} %uint_226492416
+// CHECK: OpBranchConditional
+// CHECK: OpFAdd %double
+// CHECK: OpGroupNonUniformShuffleXor %float %{{.*}} %{{.*}} %uint_2
+// CHECK: OpGroupNonUniformShuffleXor %float %{{.*}} %{{.*}} %uint_4
 // CHECK: OpControlBarrier
 // CHECK: %[[SLOT:.*]] = OpLoad %float
 // CHECK-NEXT: OpGroupNonUniformShuffleXor %float %{{.*}} %[[SLOT]] %uint_1
-// CHECK-NOT: OpGroupNonUniformShuffleXor %float
-// CHECK: OpGroupNonUniformShuffleXor %[[F64]] %{{.*}} %{{.*}} %uint_2
-// CHECK-NOT: OpGroupNonUniformShuffleXor %float
-// NOADD-NOT: OpFAdd %float
+// CHECK: OpGroupNonUniformShuffleXor %float %{{.*}} %{{.*}} %uint_2
+// CHECK-NOT: OpGroupNonUniformShuffleXor %double
 
 func.func @soft_sum(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>) attributes {tile.kernel, tile.numerics = "portable"} {
   %offs = tile.arange 0, 64 : tensor<64xi32>

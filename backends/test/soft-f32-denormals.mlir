@@ -3,35 +3,49 @@
 // RUN: %tessera compile %s --emit=spirv --subgroup-size=8 --denormals=software | FileCheck %s --check-prefix=NOF32
 // RUN: not %tessera compile %s --emit=spirv --denormals=sometimes 2>&1 | FileCheck %s --check-prefix=BAD
 // Portable kernels for drivers that flush f32 denormals (--denormals=software, chip
-// vulkan1.1+soft-denormals): no f32 arithmetic is left for the driver to flush. f32 values are
-// widened into f64 (a conversion for normal values, the mantissa times 2^-149 for denormals),
-// computed in f64, rounded to f32 precision in f64, and narrowed back (a conversion of a value
-// that is already an f32 one, integer operations for denormals); the module no longer declares
-// DenormPreserve for 32-bit floats.
+// vulkan1.1+soft-denormals): each f32 operation runs natively, then a few integer operations on
+// its result (or inputs) tell whether a flushing driver may have got it wrong, and only then
+// does a branch run it again in f64 (f32 values widened exactly, the result rounded to f32 in
+// f64 and narrowed back). The module no longer declares DenormPreserve for 32-bit floats.
 
-// The f32 add, multiply and compare happen in f64; the f32 negation is an integer xor.
 // SOFT-DAG: OpExecutionMode %{{.*}} DenormPreserve 64
 // SOFT-DAG: OpExecutionMode %{{.*}} SignedZeroInfNanPreserve 32
-// SOFT-DAG: %[[F64:.*]] = OpTypeFloat 64
-// SOFT-DAG: OpFAdd %[[F64]]
-// SOFT-DAG: OpFMul %[[F64]]
-// SOFT-DAG: OpFOrdLessThan
-// SOFT-DAG: OpBitwiseXor
-// SOFT-DAG: OpShiftRightLogical
-// SOFT-DAG: OpFConvert %[[F64]]
-// SOFT-DAG: OpConvertUToF %[[F64]]
+// The sum: software below 2^-100 (27 << 23 = 226492416 in the magnitude bits).
+// SOFT: %[[SUM:.*]] = OpFAdd %float
+// SOFT-NEXT: %[[SUMBITS:.*]] = OpBitcast %uint %[[SUM]]
+// SOFT-NEXT: %[[SUMMAG:.*]] = OpBitwiseAnd %uint %[[SUMBITS]] %uint_2147483647
+// SOFT-NEXT: %[[SMALL:.*]] = OpULessThan %bool %[[SUMMAG]] %uint_226492416
+// SOFT: OpBranchConditional %[[SMALL]] %[[SLOWADD:.*]] %[[FASTADD:.*]]
+// SOFT: %[[SLOWADD]] = OpLabel
+// SOFT: OpFAdd %double
+// SOFT: %[[FASTADD]] = OpLabel
+// SOFT-NEXT: OpStore %{{.*}} %[[SUM]]
+// The product: software when zero, denormal or NaN: one unsigned range test (magnitude - 2^-126
+// above the NaNs' start - 2^-126).
+// SOFT: %[[PROD:.*]] = OpFMul %float
+// SOFT: OpIAdd %uint %{{.*}} %uint_4286578688
+// SOFT-NEXT: %[[ODD:.*]] = OpUGreaterThan %bool %{{.*}} %uint_2130706432
+// SOFT: OpBranchConditional %[[ODD]]
+// SOFT: OpFMul %double
+// The negation is an integer xor; the compare runs in f64 only where both exponent fields are zero.
+// SOFT: OpBitwiseXor %uint %{{.*}} %uint_2147483648
+// SOFT: OpFOrdLessThan %bool %{{.*}} %{{.*}}
+// SOFT: %[[EITHER:.*]] = OpBitwiseOr %uint
+// SOFT: OpULessThan %bool %{{.*}} %uint_8388608
+// SOFT: OpBranchConditional
+// SOFT: OpFConvert %double
+// SOFT: OpFOrdLessThan %bool
 
-// Nothing computes on f32 (the disassembler names the f32 type %float).
 // NOF32-NOT: DenormPreserve 32
-// NOF32-NOT: OpFAdd %float
-// NOF32-NOT: OpFMul %float
 // NOF32-NOT: OpFNegate %float
 
-// Without software denormals the same kernel computes in f32 and asks the driver to keep them.
+// Without software denormals the same kernel computes in f32, with no branch, and asks the
+// driver to keep them.
 // NATIVE-DAG: OpExecutionMode %{{.*}} DenormPreserve 32
 // NATIVE-DAG: %[[F32:.*]] = OpTypeFloat 32
 // NATIVE-DAG: OpFAdd %[[F32]]
 // NATIVE-DAG: OpFMul %[[F32]]
+// NATIVE-NOT: OpBranchConditional
 
 // BAD: --denormals wants native, software or both; got 'sometimes'
 
