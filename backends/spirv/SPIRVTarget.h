@@ -33,6 +33,9 @@ void registerSPIRVBackend(mlir::DialectRegistry &registry);
 /// them (SoftF32Denormals.cpp). Diagnostics go to the context's handler.
 mlir::LogicalResult lowerGPUToSPIRV(mlir::ModuleOp module, bool portable = false, bool noContraction = true,
                                     bool softF32Denormals = false);
+/// Marks the scf.if ops whose results the SPIR-V lowering passes through OpPhi instead of
+/// Function variables (GPUToSPIRV.cpp).
+inline constexpr const char *kPhiBranchAttr = "tessera.phi_branch";
 /// Follows every f32 float operation of `module` with a test of its result (or inputs) and a
 /// branch that redoes it in f64 where a driver that flushes denormals may have got it wrong, so
 /// the results are IEEE's with or without flushing (SoftF32Denormals.cpp).

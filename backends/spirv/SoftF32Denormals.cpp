@@ -5,8 +5,10 @@
 // Each f32 operation runs natively first; a flushing driver computes it exactly as IEEE does
 // unless a denormal goes in or should come out, and every such case leaves a mark on the native
 // result (or inputs) that a few integer operations test. Only then does the operation run again
-// in software, behind a branch (scf.if), in f64, where every f32 value, denormals included, is a
-// normal number. Random data never takes the branch; the results are the IEEE ones either way.
+// in software, in f64, where every f32 value, denormals included, is a normal number: behind one
+// branch (scf.if) for the ops of one kind in a row (a tile operation's elements), whose results
+// meet in phis (kPhiBranchAttr, GPUToSPIRV.cpp). Random data never takes the branches; the
+// results are the IEEE ones either way.
 //
 //   addf/subf a, b    native r; software when |r| < 2^-100 (exponent field < 27). A flushed
 //                     denormal input d only matters against |other| < 2^-101: beyond that
@@ -19,9 +21,10 @@
 //   cmpf p, a, b      native; software when both exponent fields are zero (a normal number
 //                     compares with a denormal as with zero)
 //   floor/ceil/trunc/round(x)  native; software when x's exponent field is zero
-//   truncf f64 -> f32 native r; software when r is zero or denormal and d != 0
-//   extf f32 -> f64   native (exact for normal values, inf, NaN); software (the mantissa times
-//                     2^-149, the sign copied) when x is denormal
+//   truncf f64 -> f32 native r, except where |d| < 2^-126: d's sign and roundeven(|d| 2^149)
+//                     (no branch)
+//   extf f32 -> f64   native (exact for normal values, inf, NaN), except for a denormal x: the
+//                     mantissa times 2^-149, the sign copied (no branch)
 //   negf/absf/copysign  integer operations on the sign bit
 //
 //   software path     roundToF32(f64(a) op f64(b)) (the product is exact, a sum rounded twice
@@ -58,6 +61,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <cmath>
+#include <functional>
+#include <optional>
 
 using namespace mlir;
 
@@ -146,6 +151,18 @@ public:
     return bitcast(f32(), select(tiny, ori(sign, mantissa), normal));
   }
 
+  /// f64 `d` as f32, given `converted`, its conversion by a driver that may flush: right
+  /// unless |d| < 2^-126, where the f32 is the denormal (or 2^-126) nearest d, ties to even:
+  /// its bits are d's sign and roundeven(|d| * 2^149) (exact: a power-of-two scaling).
+  Value narrowDenormal(Value d, Value converted) const {
+    Value magnitude = math::AbsFOp::create(b, loc, d);
+    Value tiny = cmpf(arith::CmpFPredicate::OLT, magnitude, f64Const(0x1p-126));
+    Value steps = math::RoundEvenOp::create(b, loc, arith::MulFOp::create(b, loc, magnitude, f64Const(0x1p149)));
+    Value sign = andi(trunc(i32(), shr(bitcast(i64(), d), c64(32))), c32(0x80000000u));
+    Value denormal = ori(sign, arith::FPToUIOp::create(b, loc, i32(), steps));
+    return bitcast(f32(), select(tiny, denormal, bitcast(i32(), converted)));
+  }
+
   /// f32 bits with the sign bit changed by `op` (and / xor) with `mask`.
   Value signBits(Value x, uint32_t mask, bool flip) const {
     Value bits = bitcast(i32(), x);
@@ -197,13 +214,23 @@ enum class Check {
   TinyInput,        // floor and friends: the input's exponent field zero
 };  // (cmpf: both inputs' exponent fields zero)
 
+/// A native operation and what decides its software path, not yet joined to others.
+struct Guarded {
+  Operation *op; // the operation replaced
+  Value fast;    // its native result
+  Value need;    // i1: the native result may be wrong
+  std::function<Value(const Emitter &)> slow; // builds the software result
+};
+
 /// The emulation of one function's f32 arithmetic.
 class Emulation {
 public:
   Emulation(bool flush, bool unguarded) : flush(flush), unguarded(unguarded) {}
 
-  /// The replacement of `op`, or null when it is not one the emulation rewrites.
-  Value emulate(Operation *op) {
+  /// The replacement of `op` (null when it is not one the emulation rewrites), or, for an op
+  /// that runs natively, null with `pending` set: its software path is joined with those of
+  /// the ops like it around it, behind one branch (emulateF32Denormals).
+  Value emulate(Operation *op, std::optional<Guarded> &pending) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     Emitter e(b, loc, op->getNumResults() ? op->getResult(0).getType() : Type());
@@ -216,24 +243,17 @@ public:
       Value sign = e.andi(e.bitcast(e.i32(), op->getOperand(1)), e.c32(0x80000000u));
       return e.bitcast(e.f32(), e.ori(magnitude, sign));
     }
-    if (auto ext = dyn_cast<arith::ExtFOp>(op)) {
-      if (!isF32(ext.getIn().getType()) || !isF64(ext.getType()))
-        return nullptr;
-      Value x = ext.getIn();
-      Emitter in(b, loc, x.getType());
-      Value fast = arith::ExtFOp::create(b, loc, e.f64(), flushed(in, x));
-      // A denormal x: magnitude bits from 1 to 2^23 - 1.
-      Value magnitude = in.andi(in.bitcast(in.i32(), x), in.c32(0x7fffffffu));
-      Value need = any(in, in.cmp(arith::CmpIPredicate::ult, in.addi(magnitude, in.c32(~0u)), in.c32(kMinNormalBits - 1)));
-      return guarded(b, loc, fast, need, [&](const Emitter &s) { return Emitter(s.b, s.loc, x.getType()).widen(x); });
-    }
+    // Conversions need no branch: the denormal case is a few operations more, and a branch
+    // would keep the f64s of a whole tile operation live up to it (GPU run 59: 254 registers
+    // for portable softmax over 4096 columns).
+    if (auto ext = dyn_cast<arith::ExtFOp>(op))
+      return isF32(ext.getIn().getType()) && isF64(ext.getType())
+                 ? Emitter(b, loc, ext.getIn().getType()).widen(ext.getIn())
+                 : nullptr;
     if (auto tr = dyn_cast<arith::TruncFOp>(op)) {
       if (!isF64(tr.getIn().getType()) || !isF32(tr.getType()))
         return nullptr;
-      Value d = tr.getIn();
-      Value fast = flushed(e, arith::TruncFOp::create(b, loc, e.f32(), d));
-      Value need = e.andi(below(e, fast, kMinNormalBits), e.cmpf(arith::CmpFPredicate::UNE, d, e.f64Const(0.0)));
-      return guarded(b, loc, fast, need, [&](const Emitter &in) { return in.toF32(in.roundToF32(d)); });
+      return e.narrowDenormal(tr.getIn(), flushed(e, arith::TruncFOp::create(b, loc, e.f32(), tr.getIn())));
     }
     if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
       if (!isF32(cmp.getLhs().getType()))
@@ -242,9 +262,9 @@ public:
       Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
       Value fast = arith::CmpFOp::create(b, loc, cmp.getPredicate(), flushed(in, lhs), flushed(in, rhs));
       Value need = below(in, in.bitcast(in.f32(), in.ori(in.bitcast(in.i32(), lhs), in.bitcast(in.i32(), rhs))), kMinNormalBits);
-      return guarded(b, loc, fast, need, [&](const Emitter &s) {
+      return guarded(pending, op, fast, need, [lhs, rhs, predicate = cmp.getPredicate()](const Emitter &s) {
         Emitter wide(s.b, s.loc, lhs.getType());
-        return arith::CmpFOp::create(s.b, s.loc, cmp.getPredicate(), wide.widen(lhs), wide.widen(rhs)).getResult();
+        return arith::CmpFOp::create(s.b, s.loc, predicate, wide.widen(lhs), wide.widen(rhs)).getResult();
       });
     }
     std::optional<Check> check;
@@ -269,7 +289,7 @@ public:
     case Check::ZeroResult: need = below(e, fast, kMinNormalBits); break;
     case Check::TinyInput: need = below(e, op->getOperand(0), kMinNormalBits); break;
     }
-    return guarded(b, loc, fast, need, [&](const Emitter &s) {
+    return guarded(pending, op, fast, need, [op](const Emitter &s) {
       IRMapping map;
       for (Value v : op->getOperands())
         map.map(v, s.widen(v));
@@ -306,15 +326,13 @@ private:
     Value tiny = e.cmp(arith::CmpIPredicate::ult, e.andi(bits, e.c32(0x7fffffffu)), e.c32(kMinNormalBits));
     return e.bitcast(x.getType(), e.select(tiny, e.andi(bits, e.c32(0x80000000u)), bits));
   }
-  /// The native result `fast`, or where `need` holds the software path's.
-  Value guarded(OpBuilder &b, Location loc, Value fast, Value need, llvm::function_ref<Value(const Emitter &)> slow) {
+  /// The native result `fast` alone (checks off), or null with `pending` recorded.
+  Value guarded(std::optional<Guarded> &pending, Operation *op, Value fast, Value need,
+                std::function<Value(const Emitter &)> slow) {
     if (unguarded)
       return fast;
-    auto branch = scf::IfOp::create(
-        b, loc, need,
-        [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, slow(Emitter(nb, l, fast.getType()))); },
-        [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, fast); });
-    return branch.getResult(0);
+    pending = Guarded{op, fast, need, std::move(slow)};
+    return nullptr;
   }
 
   bool flush, unguarded;
@@ -332,8 +350,65 @@ LogicalResult emulateF32Denormals(gpu::GPUModuleOp module) {
   });
   const bool unguarded = faultInjected("flush-f32-denormals-unguarded");
   Emulation emulation(unguarded || faultInjected("flush-f32-denormals"), unguarded);
+  // Ops of one kind in a row (the elements of one tile operation) share one branch: a branch an
+  // operation cost NVIDIA's Vulkan compiler more than the f64 code saved (GPU run 58). The
+  // group's results are only used after its last op.
+  std::vector<Guarded> group;
+  llvm::DenseSet<Value> groupResults;
+  auto close = [&] {
+    if (group.empty())
+      return;
+    OpBuilder b(group.back().op);
+    b.setInsertionPointAfter(group.back().op);
+    Location loc = group.back().op->getLoc();
+    Value need = group.front().need;
+    SmallVector<Value> fast{group.front().fast};
+    for (size_t i = 1; i < group.size(); ++i) {
+      need = arith::OrIOp::create(b, loc, need, group[i].need);
+      fast.push_back(group[i].fast);
+    }
+    auto branch = scf::IfOp::create(
+        b, loc, need,
+        [&](OpBuilder &nb, Location l) {
+          SmallVector<Value> slow;
+          for (const Guarded &g : group)
+            slow.push_back(g.slow(Emitter(nb, l, g.fast.getType())));
+          scf::YieldOp::create(nb, l, slow);
+        },
+        [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, fast); });
+    branch->setAttr(kPhiBranchAttr, b.getUnitAttr());
+    for (auto [g, result] : llvm::zip_equal(group, branch.getResults())) {
+      g.op->getResult(0).replaceAllUsesWith(result);
+      g.op->erase();
+    }
+    group.clear();
+    groupResults.clear();
+  };
+  // Whether `op` (or an op nested in it) uses a result of the open group.
+  auto usesGroup = [&](Operation *op) {
+    bool uses = false;
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        uses |= groupResults.contains(v);
+    });
+    return uses;
+  };
   for (Operation *op : ops) {
-    Value replacement = emulation.emulate(op);
+    if (!group.empty()) {
+      Operation *last = group.back().op;
+      bool joins = op->getBlock() == last->getBlock() && op->getName() == last->getName() && !usesGroup(op);
+      for (Operation *between = last->getNextNode(); joins && between && between != op; between = between->getNextNode())
+        joins = !usesGroup(between);
+      if (!joins)
+        close();
+    }
+    std::optional<Guarded> pending;
+    Value replacement = emulation.emulate(op, pending);
+    if (pending) {
+      groupResults.insert(op->getResult(0));
+      group.push_back(std::move(*pending));
+      continue;
+    }
     if (!replacement) {
       op->emitOpError("has f32 operands or results that software f32 denormals do not handle");
       unknown = true;
@@ -342,6 +417,7 @@ LogicalResult emulateF32Denormals(gpu::GPUModuleOp module) {
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
   }
+  close();
   // What the rewritten ops no longer use is dead: erase it (uses first).
   SmallVector<Operation *> all;
   module.walk([&](Operation *op) { all.push_back(op); });

@@ -39,6 +39,8 @@ void printHelp(FILE *out) {
              "  TESSERA_VULKAN_PUSH_DESCRIPTORS  1: Vulkan launches push their buffers' descriptors into the\n"
              "                     command buffer (VK_KHR_push_descriptor) instead of writing a set each (off\n"
              "                     by default: slower through NVIDIA's driver, docs/bench.md)\n"
+             "  TESSERA_VULKAN_ALLOCATION  plain | stagger: other placements of Vulkan buffers' memory, to\n"
+             "                     measure (default: dedicated from 64 MiB; docs/runtime.md)\n"
              "  TESSERA_TENSOR_COPIES  0 keeps CUDA launches off a kernel's bulk-tensor-copy (TMA) form\n"
              "  TESSERA_SPECIALIZE 0 keeps launches off a kernel's variant for integer arguments that are\n"
              "                     multiples of 16 (docs/compiler.md, \"Argument specialization\")\n"

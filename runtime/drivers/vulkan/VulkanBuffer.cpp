@@ -2,7 +2,10 @@
 #include "vulkan/VulkanDriver.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 namespace tessera::vulkan {
 namespace {
@@ -10,6 +13,21 @@ namespace {
 // A buffer gets a dedicated allocation when the driver prefers or requires one, and from 64 MiB up.
 bool dedicatedAllocations(const VkMemoryDedicatedRequirements &r, size_t bytes) {
   return r.prefersDedicatedAllocation || r.requiresDedicatedAllocation || bytes >= (size_t(64) << 20);
+}
+
+// TESSERA_VULKAN_ALLOCATION, a measurement switch for large buffers' bandwidth (docs/runtime.md):
+// "dedicated" (the default: the rule above), "plain" (never dedicated), "stagger" (each allocation
+// 16 MiB larger than the buffer, the buffer bound 1 MiB further in than the previous one's, modulo
+// 16 MiB: buffers whose addresses would agree in their low 24 bits no longer do).
+enum class Placement { Dedicated, Plain, Stagger };
+
+Placement placement() {
+  static const Placement p = [] {
+    const char *env = std::getenv("TESSERA_VULKAN_ALLOCATION");
+    std::string_view v = env ? env : "";
+    return v == "plain" ? Placement::Plain : v == "stagger" ? Placement::Stagger : Placement::Dedicated;
+  }();
+  return p;
 }
 
 } // namespace
@@ -41,16 +59,24 @@ Status VulkanBuffer::init(size_t bytes) {
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = *type;
+  VkDeviceSize offset = 0;
+  if (placement() == Placement::Stagger && !dedicated.requiresDedicatedAllocation) {
+    static std::atomic<unsigned> count{0};
+    const VkDeviceSize step = std::max<VkDeviceSize>(VkDeviceSize(1) << 20, req.alignment);
+    offset = (count++ % 16) * step;
+    alloc.allocationSize = req.size + 16 * step;
+  }
   // Each buffer has its own allocation anyway; saying so lets the driver place a large one as it
   // would a dedicated image (large pages), and some drivers prefer or require it.
   VkMemoryDedicatedAllocateInfo dedicate{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
   dedicate.buffer = buffer_;
-  if (dedicatedAllocations(dedicated, bytes)) alloc.pNext = &dedicate;
+  if (dedicated.requiresDedicatedAllocation || (placement() == Placement::Dedicated && dedicatedAllocations(dedicated, bytes)))
+    alloc.pNext = &dedicate;
   TESSERA_VK_TRY_CTX(vk.vkAllocateMemory(dev, &alloc, nullptr, &memory_), what);
-  TESSERA_VK_TRY_CTX(vk.vkBindBufferMemory(dev, buffer_, memory_, 0), what);
+  TESSERA_VK_TRY_CTX(vk.vkBindBufferMemory(dev, buffer_, memory_, offset), what);
   const VkMemoryPropertyFlags direct = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   if ((device_.memoryFlags(*type) & direct) == direct)
-    TESSERA_VK_TRY_CTX(vk.vkMapMemory(dev, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), what);
+    TESSERA_VK_TRY_CTX(vk.vkMapMemory(dev, memory_, offset, VK_WHOLE_SIZE, 0, &mapped_), what);
   bytes_ = bytes;
   return Status::success();
 }
