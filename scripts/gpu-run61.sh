@@ -6,7 +6,7 @@
 # Staging as for run 60. Carry .gpu and .gpu-bench. Everything in $OUT/run61.tgz.
 final=${OUT:-gpu-out}; export OUT=$(mktemp -d)
 source scripts/gpu-setup.sh gpu-run61.log; B=.gpu-bench
-for round in 1 2 3; do
+for round in 1 2; do
   for p in stagger dedicated; do
     echo "== $(date -u +%T) round $round: vulkan add 2^28 x 4, placement $p"
     TESSERA_VULKAN_ALLOCATION=$p TESSERA_BACKEND=vulkan $B/bin/tessera-bench-aot-warm --packages=$B/pkgs --mode=fast \
