@@ -6,16 +6,17 @@
 # branch, results through OpPhi), two rounds; both modes for the new ones (portable / fast in
 # one process). Here: build/bin/tessera-bench --compile-only --write-packages=.gpu-bench/pnew
 # --subgroups=32 on top of run 58's staging. Carry .gpu and .gpu-bench. Everything in
-# $OUT/run59.tgz.
+# $OUT/run59.tgz ($OUT/$1.tgz and log gpu-$1.log with a run name as $1: gpu-run60.sh).
+run=${1:-run59}
 final=${OUT:-gpu-out}; export OUT=$(mktemp -d)
-source scripts/gpu-setup.sh gpu-run59.log; B=.gpu-bench
+source scripts/gpu-setup.sh gpu-$run.log; B=.gpu-bench
 for round in 1 2; do
   echo "== $(date -u +%T) round $round: vulkan both modes, this build's software denormals"
   TESSERA_BACKEND=vulkan $B/bin/tessera-bench-aot-warm --packages=$B/pnew --filter=4096x --json=$OUT/soft-new-r$round.json | grep -E "^(softmax|layernorm|    machine)"
-  tar czf "$final/run59.tgz" -C "$OUT" .
+  tar czf "$final/$run.tgz" -C "$OUT" .
   echo "== $(date -u +%T) round $round: vulkan portable, run 56's software denormals"
   TESSERA_BACKEND=vulkan $B/bin/tessera-bench-aot-warm --packages=$B/pkgs --mode=portable --filter=4096x | grep -E "^(softmax|layernorm)"
-  tar czf "$final/run59.tgz" -C "$OUT" .
+  tar czf "$final/$run.tgz" -C "$OUT" .
 done
 echo "== $(date -u +%T) done"
-tar czf "$final/run59.tgz" -C "$OUT" .
+tar czf "$final/$run.tgz" -C "$OUT" .

@@ -213,7 +213,6 @@ void aliasViews(spirv::ModuleOp module) {
         var->setAttr("aliased", UnitAttr::get(module.getContext()));
 }
 
-/// math ops GLSL.std.450 has but the upstream math conversion does not map (exp2, log2).
 /// An scf.if with results that the software f32 denormals made (kPhiBranchAttr) becomes a
 /// spirv.mlir.selection whose merge block takes the results as arguments (OpPhi), where the
 /// upstream lowering stores each result into a Function variable in both branches and loads it
@@ -261,6 +260,7 @@ struct IfWithPhisLowering final : OpConversionPattern<scf::IfOp> {
   }
 };
 
+/// math ops GLSL.std.450 has but the upstream math conversion does not map (exp2, log2).
 template <class MathOp, class GLOp> struct GLUnaryLowering final : OpConversionPattern<MathOp> {
   using OpConversionPattern<MathOp>::OpConversionPattern;
   LogicalResult matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor, ConversionPatternRewriter &r) const override {
@@ -560,11 +560,10 @@ Status validateSpirv(std::span<const uint32_t> words) {
   tools.SetMessageConsumer([&](spv_message_level_t, const char *, const spv_position_t &pos, const char *msg) {
     messages += "word " + std::to_string(pos.index) + ": " + msg + "\n";
   });
-  if (!tools.Validate(words.data(), words.size())) {
+  if (!tools.Validate(words.data(), words.size()))
     return Status(StatusCode::Internal, std::string("generated SPIR-V does not validate (") +
                                             (backend::environmentOf(words) == SPV_ENV_VULKAN_1_3 ? "vulkan1.3" : "vulkan1.1") +
                                             "):\n" + messages);
-  }
   return Status();
 }
 

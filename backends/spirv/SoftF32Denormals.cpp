@@ -206,13 +206,14 @@ bool leftAlone(Operation *op) {
 constexpr uint32_t kMinNormalBits = 0x00800000u; // 2^-126
 constexpr uint32_t kInfBits = 0x7f800000u;
 
-/// When a native f32 operation's result may differ from IEEE's on a flushing driver (above).
+/// When a native f32 operation's result may differ from IEEE's on a flushing driver (above;
+/// cmpf has its own test: both inputs' exponent fields zero).
 enum class Check {
   SmallResult,      // add, sub: |r| < 2^-100
   ZeroOrNaNResult,  // mul: r zero, denormal or NaN
   ZeroResult,       // min, max: r zero or denormal
   TinyInput,        // floor and friends: the input's exponent field zero
-};  // (cmpf: both inputs' exponent fields zero)
+};
 
 /// A native operation and what decides its software path, not yet joined to others.
 struct Guarded {

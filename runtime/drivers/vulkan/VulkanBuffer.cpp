@@ -10,13 +10,8 @@
 namespace tessera::vulkan {
 namespace {
 
-// A buffer gets a dedicated allocation when the driver prefers or requires one, and from 64 MiB up.
-bool dedicatedAllocations(const VkMemoryDedicatedRequirements &r, size_t bytes) {
-  return r.prefersDedicatedAllocation || r.requiresDedicatedAllocation || bytes >= (size_t(64) << 20);
-}
-
 // TESSERA_VULKAN_ALLOCATION, a measurement switch for large buffers' bandwidth (docs/runtime.md):
-// "dedicated" (the default: the rule above), "plain" (never dedicated), "stagger" (each allocation
+// "dedicated" (the default: dedicatedAllocations), "plain" (never dedicated), "stagger" (each allocation
 // 16 MiB larger than the buffer, the buffer bound 1 MiB further in than the previous one's, modulo
 // 16 MiB: buffers whose addresses would agree in their low 24 bits no longer do).
 enum class Placement { Dedicated, Plain, Stagger };
@@ -28,6 +23,13 @@ Placement placement() {
     return v == "plain" ? Placement::Plain : v == "stagger" ? Placement::Stagger : Placement::Dedicated;
   }();
   return p;
+}
+
+// A buffer gets a dedicated allocation when the driver requires one; by default also when it
+// prefers one, and from 64 MiB up.
+bool dedicatedAllocations(const VkMemoryDedicatedRequirements &r, size_t bytes) {
+  return r.requiresDedicatedAllocation || (placement() == Placement::Dedicated &&
+                                           (r.prefersDedicatedAllocation || bytes >= (size_t(64) << 20)));
 }
 
 } // namespace
@@ -70,8 +72,7 @@ Status VulkanBuffer::init(size_t bytes) {
   // would a dedicated image (large pages), and some drivers prefer or require it.
   VkMemoryDedicatedAllocateInfo dedicate{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
   dedicate.buffer = buffer_;
-  if (dedicated.requiresDedicatedAllocation || (placement() == Placement::Dedicated && dedicatedAllocations(dedicated, bytes)))
-    alloc.pNext = &dedicate;
+  if (dedicatedAllocations(dedicated, bytes)) alloc.pNext = &dedicate;
   TESSERA_VK_TRY_CTX(vk.vkAllocateMemory(dev, &alloc, nullptr, &memory_), what);
   TESSERA_VK_TRY_CTX(vk.vkBindBufferMemory(dev, buffer_, memory_, offset), what);
   const VkMemoryPropertyFlags direct = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
