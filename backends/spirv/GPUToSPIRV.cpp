@@ -98,7 +98,7 @@ struct BufferAtomicLowering final : OpConversionPattern<tile::BufferAtomicOp> {
 
 /// A pointer to 16-byte unit `index` of the buffer kernel argument `buffer`, through a second
 /// variable bound to the same descriptor whose elements are vector<4xi32> (made once per binding
-/// in the module; the variables are marked Aliased after the ABI lowering, aliasViews). Null
+/// in the module; the variables are marked Aliased after the ABI lowering, decorateBuffers). Null
 /// where `buffer` is not such an argument.
 Value sixteenByteUnit(ConversionPatternRewriter &r, Location loc, Value buffer, Value index) {
   auto arg = dyn_cast<BlockArgument>(buffer);
@@ -199,18 +199,43 @@ struct BufferStoreRunLowering final : OpConversionPattern<tile::BufferStoreRunOp
   }
 };
 
-/// Marks the variables that share a descriptor binding (a buffer and its 16-byte view) Aliased,
-/// so that the driver keeps a thread's accesses through the two in order.
-void aliasViews(spirv::ModuleOp module) {
+/// Whether `ptr` (a variable's address or a pointer into it) is only read: every use an access
+/// chain that is itself only read, or a load. Anything else counts as a write.
+bool onlyRead(Value ptr) {
+  for (Operation *user : ptr.getUsers()) {
+    if (auto chain = dyn_cast<spirv::AccessChainOp>(user)) {
+      if (chain.getBasePtr() != ptr || !onlyRead(chain.getResult())) return false;
+    } else if (!isa<spirv::LoadOp, spirv::KHRCooperativeMatrixLoadOp>(user)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Decorates the buffers' variables. A binding that no access writes gets NonWritable on each of
+/// its variables (GLSL's `readonly`: the driver may read it through its read-only caches). A
+/// written binding with several variables (a buffer and its 16-byte view) gets Aliased on each, so
+/// that the driver keeps a thread's accesses through the two in order; a read-only one needs no
+/// order.
+void decorateBuffers(spirv::ModuleOp module) {
   std::map<std::pair<uint32_t, uint32_t>, SmallVector<spirv::GlobalVariableOp>> byBinding;
   module.walk([&](spirv::GlobalVariableOp var) {
     if (auto set = var.getDescriptorSetAttr(), binding = var.getBindingAttr(); set && binding)
       byBinding[{uint32_t(set.getInt()), uint32_t(binding.getInt())}].push_back(var);
   });
-  for (auto &[key, vars] : byBinding)
-    if (vars.size() > 1)
-      for (spirv::GlobalVariableOp var : vars)
-        var->setAttr("aliased", UnitAttr::get(module.getContext()));
+  llvm::DenseSet<Operation *> written;
+  module.walk([&](spirv::AddressOfOp address) {
+    if (!onlyRead(address.getPointer()))
+      if (Operation *var = SymbolTable::lookupNearestSymbolFrom(address, address.getVariableAttr())) written.insert(var);
+  });
+  MLIRContext *ctx = module.getContext();
+  for (auto &[key, vars] : byBinding) {
+    const bool anyWritten = llvm::any_of(vars, [&](spirv::GlobalVariableOp v) { return written.contains(v); });
+    for (spirv::GlobalVariableOp var : vars) {
+      if (!anyWritten) var->setAttr("non_writable", UnitAttr::get(ctx));
+      else if (vars.size() > 1) var->setAttr("aliased", UnitAttr::get(ctx));
+    }
+  }
 }
 
 /// An scf.if with results that the software f32 denormals made (kPhiBranchAttr) becomes a
@@ -430,7 +455,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
   if (failed(runPasses(pm, module)))
     return failure();
   for (auto spvModule : module.getOps<spirv::ModuleOp>())
-    aliasViews(spvModule);
+    decorateBuffers(spvModule);
   // lower-abi-attrs lists every global of a kernel in its OpEntryPoint when the target is SPIR-V
   // 1.4 or newer (cooperative matrices: 1.6), which an older version forbids; update-vce may have
   // deduced one. Such a module keeps the target's version.
@@ -475,7 +500,7 @@ LogicalResult checkBufferABI(ModuleOp module, const std::vector<ArgSpec> &signat
       return;
     auto block = dyn_cast<spirv::StructType>(ptr.getPointeeType());
     auto array = block ? dyn_cast<spirv::RuntimeArrayType>(block.getElementType(0)) : nullptr;
-    if (!array || isa<VectorType>(array.getElementType())) // no array, or a 16-byte view (aliasViews)
+    if (!array || isa<VectorType>(array.getElementType())) // no array, or a 16-byte view (decorateBuffers)
       return;
     unsigned bits = array.getElementType().getIntOrFloatBitWidth();
     for (const ArgSpec &a : signature)
