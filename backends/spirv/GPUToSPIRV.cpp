@@ -98,8 +98,8 @@ struct BufferAtomicLowering final : OpConversionPattern<tile::BufferAtomicOp> {
 
 /// A pointer to 16-byte unit `index` of the buffer kernel argument `buffer`, through a second
 /// variable bound to the same descriptor whose elements are vector<4xi32> (made once per binding
-/// in the module; the variables are marked Aliased after the ABI lowering, decorateBuffers). Null
-/// where `buffer` is not such an argument.
+/// in the module; after the ABI lowering the variables of a written buffer are marked Aliased,
+/// decorateBuffers). Null where `buffer` is not such an argument.
 Value sixteenByteUnit(ConversionPatternRewriter &r, Location loc, Value buffer, Value index) {
   auto arg = dyn_cast<BlockArgument>(buffer);
   auto func = arg ? dyn_cast<spirv::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;

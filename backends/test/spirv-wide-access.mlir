@@ -4,8 +4,8 @@
 // second variable on the buffer's binding views it as 16-byte vectors, and the elements are
 // bitcast out of (and packed into) 32-bit words. The written buffer's two variables are Aliased
 // (a thread's accesses through them stay in order); the read-only one's are NonWritable, as
-// GLSL's readonly buffers (the driver may use its read-only caches), and not Aliased. A thread here
-// holds 8 elements: its f32 run is two 16-byte loads, in one branch (taken where both runs are
+// GLSL's readonly buffers (the driver may use its read-only caches), and not Aliased. A thread
+// here holds 8 elements: its f32 run is two 16-byte loads, in one branch (taken where both runs are
 // whole, so that both loads are in flight at once), its f16 run one 16-byte store.
 
 // CHECK-DAG: spirv.GlobalVariable @__tessera_units16_0_0 bind(0, 0) {non_writable} : !spirv.ptr<!spirv.struct<(!spirv.rtarray<vector<4xi32>, stride=16> [0])>, StorageBuffer>
@@ -24,7 +24,6 @@
 // SPV-DAG: OpDecorate %__tessera_units16_0_0 NonWritable
 // SPV-DAG: OpDecorate %__tessera_units16_0_1 Aliased
 // SPV-DAG: OpDecorate %__tessera_units16_0_0 Binding 0
-// SPV-NOT: OpDecorate %copy_arg_0 Aliased
 func.func @copy(%x: !tile.ptr<f32> {tile.name = "x"}, %y: !tile.ptr<f16> {tile.name = "y"}, %n: i32 {tile.name = "n"})
     attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %offs = tile.arange 0, 256 : tensor<256xi32>
