@@ -316,7 +316,7 @@ void printRow(const Measurement &m) {
     std::string line = "    machine code:";
     for (const KernelStatistic &st : m.statistics) {
       char value[32];
-      std::snprintf(value, sizeof value, "%.10g", st.value);
+      std::snprintf(value, sizeof value, "%.15g", st.value); // integers of up to 15 digits exactly
       line += " " + st.name + " " + value + ";";
     }
     line.pop_back();

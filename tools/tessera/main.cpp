@@ -298,7 +298,7 @@ int runKernels(int argc, char **argv) {
       std::vector<tessera::KernelStatistic> stats = kernel->statistics();
       if (stats.empty()) std::printf("    (the driver reports no statistics about the machine code)\n");
       for (const tessera::KernelStatistic &st : stats)
-        std::printf("    %-28s %.10g\n", st.name.c_str(), st.value);
+        std::printf("    %-28s %.15g\n", st.name.c_str(), st.value); // integers of up to 15 digits exactly
     }
   }
   return status;
