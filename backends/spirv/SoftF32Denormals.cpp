@@ -141,15 +141,9 @@ public:
   }
 
   /// The f32 whose value is f64 `r`, which roundToF32 made an f32 value: a normal one (or inf,
-  /// NaN) converts exactly; a denormal one is built from its mantissa, r * 2^149.
-  Value toF32(Value r) const {
-    Value magnitude = math::AbsFOp::create(b, loc, r);
-    Value tiny = cmpf(arith::CmpFPredicate::OLT, magnitude, f64Const(0x1p-126));
-    Value mantissa = arith::FPToUIOp::create(b, loc, i32(), arith::MulFOp::create(b, loc, magnitude, f64Const(0x1p149)));
-    Value sign = andi(trunc(i32(), shr(bitcast(i64(), r), c64(32))), c32(0x80000000u));
-    Value normal = bitcast(i32(), arith::TruncFOp::create(b, loc, f32(), r));
-    return bitcast(f32(), select(tiny, ori(sign, mantissa), normal));
-  }
+  /// NaN) converts exactly; a denormal one is built from its mantissa, r * 2^149 (an integer
+  /// there, which narrowDenormal's rounding keeps).
+  Value toF32(Value r) const { return narrowDenormal(r, arith::TruncFOp::create(b, loc, f32(), r)); }
 
   /// f64 `d` as f32, given `converted`, its conversion by a driver that may flush: right
   /// unless |d| < 2^-126, where the f32 is the denormal (or 2^-126) nearest d, ties to even:
@@ -162,6 +156,9 @@ public:
     Value denormal = ori(sign, arith::FPToUIOp::create(b, loc, i32(), steps));
     return bitcast(f32(), select(tiny, denormal, bitcast(i32(), converted)));
   }
+
+  /// The bits of f32 `x` without its sign.
+  Value magnitudeBits(Value x) const { return andi(bitcast(i32(), x), c32(0x7fffffffu)); }
 
   /// f32 bits with the sign bit changed by `op` (and / xor) with `mask`.
   Value signBits(Value x, uint32_t mask, bool flip) const {
@@ -240,7 +237,7 @@ public:
     if (isa<math::AbsFOp>(op))
       return e.signBits(op->getOperand(0), 0x7fffffffu, false);
     if (isa<math::CopySignOp>(op)) {
-      Value magnitude = e.andi(e.bitcast(e.i32(), op->getOperand(0)), e.c32(0x7fffffffu));
+      Value magnitude = e.magnitudeBits(op->getOperand(0));
       Value sign = e.andi(e.bitcast(e.i32(), op->getOperand(1)), e.c32(0x80000000u));
       return e.bitcast(e.f32(), e.ori(magnitude, sign));
     }
@@ -303,13 +300,11 @@ public:
 private:
   /// Whether f32 `x`'s magnitude bits are below `low` (as one condition, for a vector too).
   Value below(const Emitter &e, Value x, uint32_t low) const {
-    Value magnitude = e.andi(e.bitcast(e.i32(), x), e.c32(0x7fffffffu));
-    return any(e, e.cmp(arith::CmpIPredicate::ult, magnitude, e.c32(low)));
+    return any(e, e.cmp(arith::CmpIPredicate::ult, e.magnitudeBits(x), e.c32(low)));
   }
   /// Whether they are below `low` or a NaN's: one unsigned range test.
   Value outside(const Emitter &e, Value x, uint32_t low) const {
-    Value magnitude = e.andi(e.bitcast(e.i32(), x), e.c32(0x7fffffffu));
-    return any(e, e.cmp(arith::CmpIPredicate::ugt, e.addi(magnitude, e.c32(0u - low)), e.c32(kInfBits - low)));
+    return any(e, e.cmp(arith::CmpIPredicate::ugt, e.addi(e.magnitudeBits(x), e.c32(0u - low)), e.c32(kInfBits - low)));
   }
   /// A vector's lanes joined into one condition.
   Value any(const Emitter &e, Value condition) const {
@@ -324,7 +319,7 @@ private:
     if (!flush)
       return x;
     Value bits = e.bitcast(e.i32(), x);
-    Value tiny = e.cmp(arith::CmpIPredicate::ult, e.andi(bits, e.c32(0x7fffffffu)), e.c32(kMinNormalBits));
+    Value tiny = e.cmp(arith::CmpIPredicate::ult, e.magnitudeBits(x), e.c32(kMinNormalBits));
     return e.bitcast(x.getType(), e.select(tiny, e.andi(bits, e.c32(0x80000000u)), bits));
   }
   /// The native result `fast` alone (checks off), or null with `pending` recorded.
