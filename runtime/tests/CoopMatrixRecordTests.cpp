@@ -86,3 +86,38 @@ TEST_CASE("coopmat_record.second_process_finds_the_first_ones_result") {
   CHECK(records <= tested); // a record only where a self-test ran (devices of one driver share one)
   CHECK((tested == 0) == (records == 0));
 }
+
+TEST_CASE("coopmat_shapes.described_for_reports") {
+  using vulkan::CoopMatrixPropertiesKHR;
+  auto shape = [](uint32_t m, uint32_t n, uint32_t k, uint32_t a, uint32_t c, bool saturating, uint32_t scope) {
+    CoopMatrixPropertiesKHR p;
+    p.MSize = m, p.NSize = n, p.KSize = k, p.AType = a, p.BType = a, p.CType = c, p.ResultType = c;
+    p.saturatingAccumulation = saturating, p.scope = scope;
+    return vulkan::describeCoopMatrixShape(p);
+  };
+  CHECK(shape(16, 16, 16, vulkan::kComponentFloat16, vulkan::kComponentFloat32, false, vulkan::kScopeSubgroup) ==
+        "16x16x16 f16*f16+f32->f32");
+  CHECK(shape(16, 8, 16, vulkan::kComponentBFloat16, vulkan::kComponentFloat32, false, vulkan::kScopeSubgroup) ==
+        "16x8x16 bf16*bf16+f32->f32");
+  CHECK(shape(8, 8, 32, 3, 5, true, vulkan::kScopeSubgroup) == "8x8x32 i8*i8+i32->i32 saturating");
+  CHECK(shape(64, 32, 16, vulkan::kComponentFloat16, vulkan::kComponentFloat16, false, 2) ==
+        "64x32x16 f16*f16+f16->f16 workgroup");
+  CHECK(shape(16, 16, 32, 1000491002, vulkan::kComponentFloat16, false, 7) == "16x16x32 e4m3*e4m3+f16->f16 scope<7>");
+  CHECK(shape(16, 16, 16, 424242, vulkan::kComponentFloat32, false, vulkan::kScopeSubgroup) ==
+        "16x16x16 type<424242>*type<424242>+f32->f32");
+}
+
+TEST_CASE("coopmat_shapes.bf16_feature_needs_the_shape_and_both_flags") {
+  vulkan::ShaderFeatures f;
+  f.coopMatrix = f.bfloat16 = f.bfloat16CoopMatrix = true;
+  auto has = [&](const char *name) {
+    std::vector<std::string> n = f.names();
+    return std::find(n.begin(), n.end(), name) != n.end();
+  };
+  CHECK(has("bfloat16"));
+  CHECK_FALSE(has("cooperative_matrix.bf16.16x16x16")); // the shape is not listed
+  f.coopMatrixBF16 = true;
+  CHECK(has("cooperative_matrix.bf16.16x16x16"));
+  f.bfloat16CoopMatrix = false;
+  CHECK_FALSE(has("cooperative_matrix.bf16.16x16x16"));
+}

@@ -156,6 +156,8 @@ void printText(tessera::Runtime &rt, bool probing) {
       std::printf("    max buffer           %s (%llu bytes)\n", bytesText(b.maxBufferBytes).c_str(),
                   static_cast<unsigned long long>(b.maxBufferBytes));
       if (b.backend == Backend::Vulkan) printFeatures(b.features);
+      for (size_t i = 0; i < b.matrixShapes.size(); ++i) // one shape a line
+        std::printf("    %-21s%s\n", i ? "" : "cooperative matrices", b.matrixShapes[i].c_str());
       if (probing) {
         Probe p = probe(rt, d.index, b.backend);
         if (!p.error.empty()) std::printf("    cannot open          %s\n", p.error.c_str());
@@ -190,13 +192,13 @@ void printJson(tessera::Runtime &rt, bool probing) {
       std::printf("%s\n       {\"backend\": \"%s\", \"default\": %s, \"driverVersion\": %s, \"apiVersion\": %s, "
                   "\"subgroupSize\": %u, \"memoryBytes\": %llu, \"maxThreadsPerGroup\": %u, "
                   "\"maxGroupCount\": [%u, %u, %u], \"maxSharedMemBytes\": %u, \"maxBufferBytes\": %llu, "
-                  "\"computeCapability\": %u, \"features\": %s",
+                  "\"computeCapability\": %u, \"features\": %s, \"matrixShapes\": %s",
                   firstBackend ? "" : ",", tessera::toString(b.backend), b.backend == d.defaultBackend ? "true" : "false",
                   jsonString(b.driverVersion).c_str(), jsonString(b.apiVersion).c_str(), b.subgroupSize,
                   static_cast<unsigned long long>(b.memoryBytes), b.maxThreadsPerGroup, b.maxGroupCount[0],
                   b.maxGroupCount[1], b.maxGroupCount[2], b.maxSharedMemBytes,
                   static_cast<unsigned long long>(b.maxBufferBytes), b.computeCapability,
-                  jsonStringArray(b.features).c_str());
+                  jsonStringArray(b.features).c_str(), jsonStringArray(b.matrixShapes).c_str());
       if (probing) {
         std::printf(",\n\"probe\": ");
         Probe p = probe(rt, d.index, b.backend);

@@ -128,8 +128,8 @@ bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std:
       deviceLocal = std::max<uint64_t>(deviceLocal, mem.memoryHeaps[h].size); // largest, not a sum: BAR heaps alias VRAM
 
   FeatureChain chain(handle, p.apiVersion, extensions);
-  out.features = chain.shaderFeatures(subgroup, haveFloatControls ? &floatControls : nullptr,
-                                      coopMatrixShapes(handle, p.apiVersion, extensions));
+  const std::vector<CoopMatrixPropertiesKHR> shapes = coopMatrixShapes(handle, p.apiVersion, extensions);
+  out.features = chain.shaderFeatures(subgroup, haveFloatControls ? &floatControls : nullptr, shapes);
   out.extensions = std::move(extensions);
   out.handle = handle;
   out.apiVersion = p.apiVersion;
@@ -155,6 +155,7 @@ bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std:
   b.maxSharedMemBytes = p.limits.maxComputeSharedMemorySize;
   b.maxBufferBytes = p.limits.maxStorageBufferRange;
   b.features = out.features.names();
+  for (const CoopMatrixPropertiesKHR &shape : shapes) b.matrixShapes.push_back(describeCoopMatrixShape(shape));
   return true;
 }
 

@@ -65,6 +65,9 @@ constexpr FlagCapability kFlagCapabilities[] = {
      "storagePushConstant8 (VkPhysicalDevice8BitStorageFeatures / VkPhysicalDeviceVulkan12Features)",
      &ShaderFeatures::pushConstant8},
     {6022, "CooperativeMatrixKHR", "cooperativeMatrix (VK_KHR_cooperative_matrix)", &ShaderFeatures::coopMatrix},
+    {5116, "BFloat16TypeKHR", "shaderBFloat16Type (VK_KHR_shader_bfloat16)", &ShaderFeatures::bfloat16},
+    {5118, "BFloat16CooperativeMatrixKHR", "shaderBFloat16CooperativeMatrix (VK_KHR_shader_bfloat16)",
+     &ShaderFeatures::bfloat16CoopMatrix},
     {5345, "VulkanMemoryModel",
      "vulkanMemoryModel (VkPhysicalDeviceVulkanMemoryModelFeatures / VkPhysicalDeviceVulkan12Features)",
      &ShaderFeatures::vulkanMemoryModel},
@@ -196,10 +199,29 @@ std::vector<std::string> ShaderFeatures::names() const {
   add(vulkanMemoryModel, "vulkan_memory_model");
   add(coopMatrix, "cooperative_matrix");
   add(coopMatrix && coopMatrixF16, "cooperative_matrix.f16.16x16x16");
+  add(bfloat16, "bfloat16");
+  add(coopMatrix && bfloat16CoopMatrix && coopMatrixBF16, "cooperative_matrix.bf16.16x16x16");
   for (const SubgroupCapability &c : kSubgroupCapabilities) add(subgroupOps & c.bit, c.featureName);
   for (const FloatControlCapability &c : kFloatControlCapabilities)
     for (size_t w = 0; w < 3; ++w) add((this->*c.flags)[w], (std::string(c.featureName) + "." + kWidthSuffix[w]).c_str());
   return out;
+}
+
+std::string describeCoopMatrixShape(const CoopMatrixPropertiesKHR &p) {
+  auto type = [](uint32_t t) -> std::string {
+    static constexpr const char *kNames[] = {"f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
+    if (t < std::size(kNames)) return kNames[t];
+    if (t == kComponentBFloat16) return "bf16";
+    if (t == 1000491002) return "e4m3"; // VK_NV_cooperative_matrix2's 8-bit floats
+    if (t == 1000491003) return "e5m2";
+    return "type<" + std::to_string(t) + ">";
+  };
+  std::string s = std::to_string(p.MSize) + "x" + std::to_string(p.NSize) + "x" + std::to_string(p.KSize) + " " +
+                  type(p.AType) + "*" + type(p.BType) + "+" + type(p.CType) + "->" + type(p.ResultType);
+  if (p.saturatingAccumulation) s += " saturating";
+  if (p.scope != kScopeSubgroup)
+    s += p.scope == 1 ? " device" : p.scope == 2 ? " workgroup" : p.scope == 5 ? " queue-family" : " scope<" + std::to_string(p.scope) + ">";
+  return s;
 }
 
 std::set<std::string> deviceExtensions(VkPhysicalDevice pd) {
@@ -245,6 +267,7 @@ FeatureChain::FeatureChain(VkPhysicalDevice pd, uint32_t apiVersion, const std::
   // Cooperative matrices' SPIR-V is 1.6: only Vulkan 1.3 devices can take it.
   if (apiVersion >= VK_API_VERSION_1_3 && (hasCoopMatrix_ = offer(kCoopMatrixExtension))) chain(coopMatrix_);
   if ((hasExecutableInfo_ = offer(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))) chain(executableInfo_);
+  if ((hasBFloat16_ = offer(kBFloat16Extension))) chain(bfloat16_);
   // Opt-in: on an H100 through NVIDIA's driver launches took 10-12 us with them against 6.5-7.8
   // with a set per launch (run 48, docs/bench.md).
   const char *push = std::getenv("TESSERA_VULKAN_PUSH_DESCRIPTORS");
@@ -267,11 +290,17 @@ ShaderFeatures FeatureChain::shaderFeatures(const VkPhysicalDeviceSubgroupProper
                                             const std::vector<CoopMatrixPropertiesKHR> &coopShapes) const {
   ShaderFeatures f;
   f.coopMatrix = hasCoopMatrix_ && coopMatrix_.cooperativeMatrix;
-  for (const CoopMatrixPropertiesKHR &p : coopShapes)
-    f.coopMatrixF16 = f.coopMatrixF16 || (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == kComponentFloat16 &&
-                                          p.BType == kComponentFloat16 && p.CType == kComponentFloat32 &&
-                                          p.ResultType == kComponentFloat32 && !p.saturatingAccumulation &&
-                                          p.scope == kScopeSubgroup);
+  auto listed = [&](uint32_t in) {
+    return std::any_of(coopShapes.begin(), coopShapes.end(), [&](const CoopMatrixPropertiesKHR &p) {
+      return p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == in && p.BType == in &&
+             p.CType == kComponentFloat32 && p.ResultType == kComponentFloat32 && !p.saturatingAccumulation &&
+             p.scope == kScopeSubgroup;
+    });
+  };
+  f.coopMatrixF16 = listed(kComponentFloat16);
+  f.coopMatrixBF16 = listed(kComponentBFloat16);
+  f.bfloat16 = hasBFloat16_ && bfloat16_.shaderBFloat16Type;
+  f.bfloat16CoopMatrix = hasBFloat16_ && bfloat16_.shaderBFloat16CooperativeMatrix;
   const VkPhysicalDeviceFeatures &core = features_.features;
   f.float64 = core.shaderFloat64;
   f.int16 = core.shaderInt16;

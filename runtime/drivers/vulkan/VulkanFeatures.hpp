@@ -22,6 +22,18 @@ inline constexpr VkStructureType kCoopMatrixFeaturesType = VkStructureType(10005
 inline constexpr VkStructureType kCoopMatrixPropertiesType = VkStructureType(1000506001);
 inline constexpr uint32_t kComponentFloat16 = 0, kComponentFloat32 = 1; // VkComponentTypeKHR
 inline constexpr uint32_t kScopeSubgroup = 3;                           // VkScopeKHR
+// VK_KHR_shader_bfloat16 (also newer than those headers): bf16 in shaders and as a
+// cooperative-matrix component type.
+inline constexpr const char *kBFloat16Extension = "VK_KHR_shader_bfloat16";
+inline constexpr VkStructureType kBFloat16FeaturesType = VkStructureType(1000141000);
+inline constexpr uint32_t kComponentBFloat16 = 1000141000; // VkComponentTypeKHR
+struct BFloat16FeaturesKHR {
+  VkStructureType sType = kBFloat16FeaturesType;
+  void *pNext = nullptr;
+  VkBool32 shaderBFloat16Type = VK_FALSE;
+  VkBool32 shaderBFloat16DotProduct = VK_FALSE;
+  VkBool32 shaderBFloat16CooperativeMatrix = VK_FALSE;
+};
 struct CoopMatrixFeaturesKHR {
   VkStructureType sType = kCoopMatrixFeaturesType;
   void *pNext = nullptr;
@@ -38,6 +50,11 @@ struct CoopMatrixPropertiesKHR {
 };
 using PFN_GetCoopMatrixProperties = VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *, CoopMatrixPropertiesKHR *);
 
+/// One cooperative-matrix shape as reports print it: "16x16x16 f16*f16+f32->f32", with
+/// " saturating" and a scope other than the subgroup's appended (" workgroup"); component types
+/// the registry numbers but this list does not name print as "type<N>".
+std::string describeCoopMatrixShape(const CoopMatrixPropertiesKHR &p);
+
 /// What one physical device supports for compute shaders, as plain flags (cheap to copy and check).
 /// Float-control arrays are indexed by bit width: [0] = 16, [1] = 32, [2] = 64.
 struct ShaderFeatures {
@@ -48,6 +65,9 @@ struct ShaderFeatures {
   /// VK_KHR_cooperative_matrix's feature, and whether the device lists the shape Tessera's code
   /// uses (16 x 16 x 16, f16 x f16 + f32 -> f32, subgroup scope) among its properties.
   bool coopMatrix = false, coopMatrixF16 = false;
+  /// VK_KHR_shader_bfloat16's features (bf16 in shaders; bf16 cooperative matrices), and whether
+  /// the device lists 16 x 16 x 16 bf16 x bf16 + f32 -> f32 at subgroup scope.
+  bool bfloat16 = false, bfloat16CoopMatrix = false, coopMatrixBF16 = false;
   bool atomicFloat32Add = false, atomicFloat64Add = false, atomicFloat16Add = false;
   bool atomicFloat32MinMax = false, atomicFloat64MinMax = false, atomicFloat16MinMax = false;
   VkSubgroupFeatureFlags subgroupOps = 0; // supportedOperations, or 0 when compute is not a supported stage
@@ -113,7 +133,8 @@ private:
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo_{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   bool hasExecutableInfo_ = false, hasPushDescriptor_ = false;
-  bool hasAtomicFloat_ = false, hasAtomicFloat2_ = false, hasCoopMatrix_ = false;
+  bool hasAtomicFloat_ = false, hasAtomicFloat2_ = false, hasCoopMatrix_ = false, hasBFloat16_ = false;
+  BFloat16FeaturesKHR bfloat16_;
   std::vector<const char *> extensions_;
   void *tail_ = nullptr; // last struct in the chain
 };

@@ -39,6 +39,10 @@ struct BackendInfo {
   /// name ("float16", "int64", "storage16", "subgroup.arithmetic", "atomic.float32.add",
   /// "denorm.preserve.f32", ...; the full list is in docs/runtime.md), in that list's order.
   std::vector<std::string> features;
+  /// Vulkan only: every cooperative-matrix shape the device reports (VK_KHR_cooperative_matrix),
+  /// as "MxNxK A*B+C->Result", e.g. "16x16x16 f16*f16+f32->f32" (a scope other than the
+  /// subgroup's, and saturating accumulation, are appended), in the driver's order.
+  std::vector<std::string> matrixShapes;
   bool hasFeature(std::string_view name) const;
 };
 
