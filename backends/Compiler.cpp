@@ -57,8 +57,9 @@ TargetDesc nvptxTarget(std::string chip, uint32_t ptxVersion) {
   return TargetDesc{TargetKind::PTX, std::move(chip), ptxVersion, 32};
 }
 
-TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals, bool coopMatrix, bool mmaLanes) {
-  std::string chip = coopMatrix ? std::string("vulkan1.3") + kCoopMatrixSuffix + (mmaLanes ? kMmaLanesSuffix : "")
+TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals, bool coopMatrix, bool mmaLanes, bool bf16) {
+  std::string chip = coopMatrix ? std::string("vulkan1.3") + kCoopMatrixSuffix + (bf16 ? kCoopBF16Suffix : "") +
+                                      (mmaLanes ? kMmaLanesSuffix : "")
                                 : std::string("vulkan1.1");
   return TargetDesc{TargetKind::SPIRV, chip + (softDenormals ? kSoftDenormalsSuffix : ""), 0, subgroupSize};
 }
@@ -103,12 +104,13 @@ Result<TargetDesc> validateTarget(const TargetDesc &target) {
     for (bool soft : {false, true})
       for (bool coop : {false, true})
         for (bool lanes : {false, true})
-          known = known || (t.chip == spirvTarget(1, soft, coop, lanes).chip);
+          for (bool bf16 : {false, true})
+            known = known || (t.chip == spirvTarget(1, soft, coop, lanes, bf16).chip);
     if (!known)
-      return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1, vulkan1.3" +
-                                                     kCoopMatrixSuffix + " or vulkan1.3" + kCoopMatrixSuffix +
-                                                     kMmaLanesSuffix + ", each followed by " + kSoftDenormalsSuffix +
-                                                     " or not");
+      return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1 or vulkan1.3" +
+                                                     kCoopMatrixSuffix + ", the latter followed by " + kCoopBF16Suffix +
+                                                     " or not, then by " + kMmaLanesSuffix + " or not; each followed by " +
+                                                     kSoftDenormalsSuffix + " or not");
     if (hasMmaLanes(t.chip) && t.subgroupSize != 32)
       return Status(StatusCode::InvalidArgument, std::string("the chip ") + t.chip + " places accumulators in 32 lanes; "
                                                      "subgroup size " + std::to_string(t.subgroupSize) + " was asked");
@@ -124,7 +126,8 @@ namespace backend {
 std::unique_ptr<TargetInfo> createTargetInfo(const TargetDesc &target) {
   if (target.kind == TargetKind::PTX)
     return createNVPTXTargetInfo(target.chip);
-  return createSPIRVTargetInfo(target.subgroupSize, hasCoopMatrix(target.chip), hasMmaLanes(target.chip));
+  return createSPIRVTargetInfo(target.subgroupSize, hasCoopMatrix(target.chip), hasMmaLanes(target.chip),
+                               hasCoopBF16(target.chip));
 }
 } // namespace backend
 

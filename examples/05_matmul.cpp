@@ -12,8 +12,6 @@
 //                through Vulkan on a GPU, else 64x64x32/4)
 //                [--stages=2] (loads of A and B for the next k step issued before this step's dot)
 //                [--b-transposed] (B stored N x K, as a linear layer's weights: C = A @ B^T)
-//                [--masked] (the masked kernel also where the blocks divide M, N and K; otherwise such
-//                sizes run "matmul_whole", the same kernel without masks)
 //                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp)
 //                [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for these PTX
 //                chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup matrix units).
@@ -79,21 +77,11 @@ static std::string packageName(const std::string &dtype, Act act, bool portable,
 
 #ifndef TESSERA_EXAMPLE_AOT
 namespace tl = tessera::tl;
-/// The kernel "matmul", or with `whole` "matmul_whole": the same for sizes that the blocks divide
-/// (M % BM, N % BN and K % BK all 0), every tile inside the matrices, so no load or store needs
-/// a mask (Triton's EVEN_K pattern; masked loads cost 13% through Vulkan, docs/bench.md).
-template <class T>
-tessera::Result<tessera::TracedKernel> traceMatmul(Act act, bool portable, Config cfg, bool whole = false) {
+template <class T> tessera::Result<tessera::TracedKernel> traceMatmul(Act act, bool portable, Config cfg) {
   const int BM = cfg.BM, BN = cfg.BN, BK = cfg.BK;
   const bool bT = cfg.bTransposed;
-  // Where the kernel would mask, the mask; without one in the whole variant.
-  auto masked = [whole](const tl::Tile &m) { return whole ? std::optional<tl::Tile>() : std::optional<tl::Tile>(m); };
-  auto load = [masked](const tl::PtrTile &ptr, const tl::Tile &mask) {
-    std::optional<tl::Tile> m = masked(mask);
-    return m ? tl::load(ptr, *m, 0) : tl::load(ptr);
-  };
-  auto matmul = [act, BM, BN, BK, bT, load, masked](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<float> bias, tl::Ptr<T> c,
-                                                    tl::Scalar<int32_t> M, tl::Scalar<int32_t> N, tl::Scalar<int32_t> K) {
+  auto matmul = [act, BM, BN, BK, bT](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<float> bias, tl::Ptr<T> c, tl::Scalar<int32_t> M,
+                      tl::Scalar<int32_t> N, tl::Scalar<int32_t> K) {
     // Grouped ordering: GROUP_M block-rows are finished before the next group starts.
     tl::Tile pid = tl::program_id(0);
     tl::Tile blocksM = (M + (BM - 1)) / BM, blocksN = (N + (BN - 1)) / BN;
@@ -106,20 +94,18 @@ tessera::Result<tessera::TracedKernel> traceMatmul(Act act, bool portable, Confi
     tl::Tile bRows = tl::expand_dims(pn * BN + tl::arange(0, BN), 1); // BN x 1: B's rows with --b-transposed
     tl::Tile acc = tl::for_range(0, K, BK, tl::zeros({BM, BN}, DType::F32), [&](const tl::Tile &k, const tl::Tile &acc) {
       tl::Tile ka = tl::expand_dims(k + tl::arange(0, BK), 0), kb = tl::expand_dims(k + tl::arange(0, BK), 1);
-      tl::Tile x = load(a + rows * K + ka, (rows < M) & (ka < K));  // BM x BK, zeros past the edges
+      tl::Tile x = tl::load(a + rows * K + ka, (rows < M) & (ka < K), 0);  // BM x BK, zeros past the edges
       if (bT)  // B is N x K: a BN x BK tile of it, multiplied as it lies (tl::trans)
-        return tl::dot(x, tl::trans(load(b + bRows * K + ka, (bRows < N) & (ka < K))), acc);
-      tl::Tile y = load(b + kb * N + cols, (kb < K) & (cols < N));  // BK x BN
+        return tl::dot(x, tl::trans(tl::load(b + bRows * K + ka, (bRows < N) & (ka < K), 0)), acc);
+      tl::Tile y = tl::load(b + kb * N + cols, (kb < K) & (cols < N), 0);  // BK x BN
       return tl::dot(x, y, acc);
     });
-    tl::Tile v = acc + load(bias + cols, cols < N);
+    tl::Tile v = acc + tl::load(bias + cols, cols < N, 0);
     if (act == Act::Relu) v = tl::maximum(v, 0.0f);
     if (act == Act::Gelu) v = 0.5f * v * (1.0f + tl::erf(v * 0.70710678118654752f));
-    tl::Tile out = tl::cast(v, tessera::DTypeOf<T>::value);
-    if (std::optional<tl::Tile> m = masked((rows < M) & (cols < N))) tl::store(c + rows * N + cols, out, *m);
-    else tl::store(c + rows * N + cols, out);
+    tl::store(c + rows * N + cols, tl::cast(v, tessera::DTypeOf<T>::value), (rows < M) & (cols < N));
   };
-  return tessera::trace(whole ? "matmul_whole" : "matmul", matmul,
+  return tessera::trace("matmul", matmul,
                         {.numWarps = uint32_t(cfg.warps), .argNames = {"a", "b", "bias", "c", "M", "N", "K"},
                          .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast,
                          .numStages = uint32_t(cfg.stages)});
@@ -135,17 +121,19 @@ static int fail(const char *what, const tessera::Status &s) {
 /// 128 x 256 x 64 with 8 warps for 16-bit inputs on an sm_90 device through CUDA (Hopper's
 /// warpgroup units), 128 x 128 x 32 with 8 warps on the other tensor cores, 128 x 256 x 32 with 16
 /// warps for f16 through Vulkan where cooperative matrices keep accumulators in mma.sync's lanes
-/// (the device's target ends in +mma-lanes: NVIDIA), 128 x 128 x 16 with 8 warps for f32 (FMA)
+/// (the device's target ends in +mma-lanes: NVIDIA), and for bf16 where they take bf16 too
+/// (+bf16), 128 x 128 x 16 with 8 warps for f32 (FMA)
 /// through Vulkan on a GPU, else 64 x 64 x 32 with 4 warps, which fits every device's shared
 /// memory (lavapipe's 32 KiB on the FMA path too).
 template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages) {
   const bool cuda = dev.backend() == tessera::Backend::CUDA;
   const bool tensorCores = cuda && dev.backendInfo().computeCapability >= 80;
-  const bool coopLanes = !cuda && tessera::hasMmaLanes(dev.target().chip);
+  const std::string chip = cuda ? std::string() : dev.target().chip;
+  const bool coopLanes = tessera::hasMmaLanes(chip) && (std::is_same_v<T, f16> || (std::is_same_v<T, bf16> && tessera::hasCoopBF16(chip)));
   Config c;
   if (!portable && !std::is_same_v<T, float> && cuda && dev.backendInfo().computeCapability == 90) c = Config{128, 256, 64, 8};
   else if (!portable && !std::is_same_v<T, float> && tensorCores) c = Config{128, 128, 32, 8};
-  else if (!portable && std::is_same_v<T, f16> && coopLanes) c = Config{128, 256, 32, 16};
+  else if (!portable && coopLanes) c = Config{128, 256, 32, 16};
   else if (!portable && std::is_same_v<T, float> && !cuda && !dev.info().isCpu) c = Config{128, 128, 16, 8};
   c.stages = stages;
   return c;
@@ -156,7 +144,7 @@ template <class T> Config defaultConfig(const tessera::Device &dev, bool portabl
 static std::vector<std::string> ptxChips{"sm_90", "sm_90a"};
 
 template <class T> int run(int M, int N, int K, Act act, bool portable, int repeat, Config cfg, bool explicitConfig,
-                           bool tune, bool masked, const std::string &packageDir, const std::string &writeDir) {
+                           bool tune, const std::string &packageDir, const std::string &writeDir) {
   const std::string dtype = dtypeName<T>();
   auto rt = tessera::Runtime::create();
   if (!rt) return fail("runtime", rt.status());
@@ -168,23 +156,19 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     cfg = defaultConfig<T>(dev, portable, cfg.stages);
     cfg.bTransposed = bT;
   }
-  // The kernel without masks where the blocks divide the sizes (unless --masked).
-  auto wholeFor = [&](const Config &g) { return !masked && M % g.BM == 0 && N % g.BN == 0 && K % g.BK == 0; };
-  bool whole = wholeFor(cfg);
 #ifndef TESSERA_EXAMPLE_AOT
-  auto kernel = traceMatmul<T>(act, portable, cfg, whole);
+  auto kernel = traceMatmul<T>(act, portable, cfg);
   if (!kernel) return fail("trace", kernel.status());
-  if (!writeDir.empty()) { // both kernels, so that the package serves every size
-    auto other = traceMatmul<T>(act, portable, cfg, !whole);
-    if (!other) return fail("trace", other.status());
+  if (!writeDir.empty()) {
     std::vector<tessera::TargetDesc> targets{tessera::spirvTarget(8), tessera::spirvTarget(32)};
     for (const std::string &chip : ptxChips) targets.push_back(tessera::nvptxTarget(chip));
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
     else if (!std::is_same_v<T, float>) // cooperative matrices (16-bit inputs) where the device passes their self-test;
-      // in registers where it found mma.sync's lanes
-      for (bool lanes : {false, true}) targets.push_back(tessera::spirvTarget(32, false, true, lanes));
-    std::vector<tessera::TracedKernel> both{*kernel, *other};
-    auto all = tessera::compile(std::span(both), targets);
+      // in registers where it found mma.sync's lanes; bf16 on them where it passed theirs too
+      for (bool lanes : {false, true})
+        for (bool withBF16 : {false, true})
+          if (!withBF16 || std::is_same_v<T, bf16>) targets.push_back(tessera::spirvTarget(32, false, true, lanes, withBF16));
+    auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
     if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, act, portable, cfg), *all); !s) return fail("write", s);
   }
@@ -197,7 +181,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   if (!pkg) return fail("compile", pkg.status());
   auto module = dev.load(*pkg);
   if (!module) return fail("load", module.status());
-  auto mm = module->kernel(whole ? "matmul_whole" : "matmul");
+  auto mm = module->kernel("matmul");
   if (!mm) return fail("kernel", mm.status());
   tessera::Kernel matmul = *mm;
 
@@ -235,16 +219,15 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     auto best = tuner.tune(
         dev, "matmul_" + dtype + "_" + actName(act) + (portable ? "_portable" : "_fast") + (cfg.bTransposed ? "_bt" : ""),
         tessera::shapeBucket({int64_t(M), int64_t(N), int64_t(K)}), configs,
-        [&](const tessera::TuneConfig &t) { return traceMatmul<T>(act, portable, configOf(t), wholeFor(configOf(t))); },
+        [&](const tessera::TuneConfig &t) { return traceMatmul<T>(act, portable, configOf(t)); },
         [&](const tessera::Kernel &k, const tessera::TuneConfig &t) {
           return k.launch(gridOf(configOf(t)), {*da, *db, *dbias, *dc, int32_t(M), int32_t(N), int32_t(K)});
         });
     if (!best) return fail("tune", best.status());
     tuned = std::move(*best);
     cfg = configOf(tuned->config);
-    whole = wholeFor(cfg);
     matmul = tuned->kernel;
-    kernel = traceMatmul<T>(act, portable, cfg, whole); // for the interpreter's check below
+    kernel = traceMatmul<T>(act, portable, cfg); // for the interpreter's check below
     if (!kernel) return fail("trace", kernel.status());
     if (tuned->fromCache)
       std::printf("tuned: %s from the cache\n", cfg.name().c_str());
@@ -303,9 +286,9 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
       worst = std::max(worst, err / allowed);
     }
   }
-  std::printf("matmul %dx%dx%d %s + bias + %s (%s, %s%s) on %s: largest error %.0f%% of its bound%s\n", M, N, K,
-              dtype.c_str(), actName(act), portable ? "portable" : "fast", cfg.name().c_str(), whole ? ", unmasked" : "",
-              dev.describe().c_str(), 100 * worst, sampled ? " (64 random rows checked)" : "");
+  std::printf("matmul %dx%dx%d %s + bias + %s (%s, %s) on %s: largest error %.0f%% of its bound%s\n", M, N, K, dtype.c_str(),
+              actName(act), portable ? "portable" : "fast", cfg.name().c_str(), dev.describe().c_str(), 100 * worst,
+              sampled ? " (64 random rows checked)" : "");
   if (!portable) std::printf("matrix units for fast dot: %s\n", dev.matrixUnits().c_str());
   if (repeat > 0) {
     auto seconds = timeLaunches(dev, repeat, [&] {
@@ -338,7 +321,7 @@ int main(int argc, char **argv) {
   Act act = Act::Gelu;
   bool portable = false;
   int repeat = 0;
-  bool tune = false, explicitConfig = false, masked = false;
+  bool tune = false, explicitConfig = false;
   Config cfg;
   std::vector<int> pos;
   for (int i = 1; i < argc; ++i) {
@@ -356,7 +339,6 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
     else if (!std::strcmp(argv[i], "--tune")) tune = true;
-    else if (!std::strcmp(argv[i], "--masked")) masked = true;
     else if (!std::strncmp(argv[i], "--stages=", 9)) cfg.stages = std::atoi(argv[i] + 9);
     else if (!std::strcmp(argv[i], "--b-transposed")) cfg.bTransposed = true;
     else if (!std::strncmp(argv[i], "--config=", 9)) {
@@ -369,8 +351,8 @@ int main(int argc, char **argv) {
   }
   int M = pos.size() > 0 ? pos[0] : 200, N = pos.size() > 1 ? pos[1] : 130, K = pos.size() > 2 ? pos[2] : 300;
   if (M < 1 || N < 1 || K < 1) return std::fprintf(stderr, "05_matmul: need M, N, K >= 1\n"), 1;
-  if (dtype == "f16") return run<f16>(M, N, K, act, portable, repeat, cfg, explicitConfig, tune, masked, packageDir, writeDir);
-  if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, repeat, cfg, explicitConfig, tune, masked, packageDir, writeDir);
-  if (dtype == "f32") return run<float>(M, N, K, act, portable, repeat, cfg, explicitConfig, tune, masked, packageDir, writeDir);
+  if (dtype == "f16") return run<f16>(M, N, K, act, portable, repeat, cfg, explicitConfig, tune, packageDir, writeDir);
+  if (dtype == "bf16") return run<bf16>(M, N, K, act, portable, repeat, cfg, explicitConfig, tune, packageDir, writeDir);
+  if (dtype == "f32") return run<float>(M, N, K, act, portable, repeat, cfg, explicitConfig, tune, packageDir, writeDir);
   return std::fprintf(stderr, "05_matmul: --dtype must be f16, bf16 or f32\n"), 1;
 }

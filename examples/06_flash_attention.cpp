@@ -161,7 +161,7 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
   tessera::Device &dev = **device;
   if (!bl.m) { // matrix units take bigger blocks: their operands are 16-bit in shared memory
     const tessera::TargetDesc target = dev.target();
-    const bool coopLanes = std::is_same_v<T, f16> && tessera::hasMmaLanes(target.chip);
+    const bool coopLanes = tessera::hasMmaLanes(target.chip) && (std::is_same_v<T, f16> || tessera::hasCoopBF16(target.chip));
     const bool warpgroupUnits = dev.backend() == tessera::Backend::CUDA && dev.backendInfo().computeCapability == 90;
     bl = !portable && warpgroupUnits && D == 128 ? Blocks{128, 128, bl.stages, 8, bl.overlap}
          : (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable
@@ -176,8 +176,11 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
     std::vector<tessera::TargetDesc> targets{tessera::spirvTarget(8), tessera::spirvTarget(32)};
     for (const std::string &chip : ptxChips) targets.push_back(tessera::nvptxTarget(chip));
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
-    else // cooperative matrices where the device passes their self-test; in registers where it found mma.sync's lanes
-      for (bool lanes : {false, true}) targets.push_back(tessera::spirvTarget(32, false, true, lanes));
+    else // cooperative matrices where the device passes their self-test; in registers where it found mma.sync's lanes;
+      // bf16 on them where it passed theirs too
+      for (bool lanes : {false, true})
+        for (bool withBF16 : {false, true})
+          if (!withBF16 || !std::is_same_v<T, f16>) targets.push_back(tessera::spirvTarget(32, false, true, lanes, withBF16));
     auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
     if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, D, causal, portable, bl), *all); !s) return fail("write", s);

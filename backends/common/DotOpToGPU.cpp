@@ -173,6 +173,8 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
     auto widen = [elem](OpBuilder &x, Location xl, Value v) -> Value {
       if (v.getType() == elem)
         return v;
+      if (v.getType().getIntOrFloatBitWidth() == elem.getIntOrFloatBitWidth()) // bf16 as its bits (matrixStandIn)
+        return arith::BitcastOp::create(x, xl, elem, v);
       return isa<FloatType>(elem) ? Value(arith::ExtFOp::create(x, xl, elem, v)) : Value(arith::ExtSIOp::create(x, xl, elem, v));
     };
     auto store = [&lw, buf, &widen](OpBuilder &x, Location xl, Value idx, Value v) {
@@ -1219,6 +1221,26 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
 /// the 8 rows of 16 bytes the units read at once fall in different banks, and each thread
 /// writes its runs of 4 elements as one vector. Each k step loads every A and B block of the
 /// subgroup once.
+/// Cooperative matrices of bf16 (gpu.subgroup_mma_* have no bf16): A and B are staged as their
+/// bits in f16 arrays and go through the gpu ops as f16 matrices whose loads carry
+/// kBF16MatrixAttr (loadMatrix); the SPIR-V lowering makes them bf16 matrices again. Gives the
+/// matrices' stand-in type and the staged arrays' element type (null: the operand's own).
+std::pair<Type, Type> matrixStandIn(OpBuilder &b, Type in) {
+  if (!in.isBF16())
+    return {in, Type()};
+  return {b.getF16Type(), b.getF16Type()};
+}
+
+/// gpu.subgroup_mma_load_matrix of `type` from `array` at `index`, marked where the matrix stands
+/// in for a bf16 one (`in`: the dot's operand type).
+Value loadMatrix(OpBuilder &b, Location loc, Type in, gpu::MMAMatrixType type, Value array, Value index,
+                 IntegerAttr ld, UnitAttr transpose) {
+  auto load = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, type, array, ValueRange{index}, ld, transpose);
+  if (in.isBF16() && type.getOperand() != "COp")
+    load->setAttr(kBF16MatrixAttr, b.getUnitAttr());
+  return load;
+}
+
 std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                            tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
@@ -1295,16 +1317,17 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   };
   const int64_t aUnit = la.vec % 4 == 0 ? 4 : 1, bUnit = lb.vec % 4 == 0 ? 4 : 1;
   const int64_t aCopies = halves && aVaries ? 2 : 1, bCopies = halves && bVaries ? 2 : 1;
+  const auto [matrixIn, storeAs] = matrixStandIn(r, in);
   SmallVector<Value> staged =
       stageTiles(r, loc, lw,
-                 {{aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), {}, nullptr, aUnit},
-                  {bType, b, {ldb, 1}, bIndex, bCopies * bCount, invariantLoop(op, op.getB()), {}, nullptr, bUnit}},
+                 {{aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), storeAs, nullptr, aUnit},
+                  {bType, b, {ldb, 1}, bIndex, bCopies * bCount, invariantLoop(op, op.getB()), storeAs, nullptr, bUnit}},
                  /*asyncReaders=*/false, /*align=*/16, /*leadingBarrier=*/!halves);
   Value sa = staged[0], sb = staged[1];
 
   MLIRContext *ctx = r.getContext();
-  auto aMat = gpu::MMAMatrixType::get({16, 16}, in, "AOp");
-  auto bMat = gpu::MMAMatrixType::get({16, 16}, in, "BOp");
+  auto aMat = gpu::MMAMatrixType::get({16, 16}, matrixIn, "AOp");
+  auto bMat = gpu::MMAMatrixType::get({16, 16}, matrixIn, "BOp");
   auto cMat = gpu::MMAMatrixType::get({16, 16}, accElem, "COp");
   // Indices and leading dimensions count the arrays' elements (vectors of aUnit, bUnit).
   auto ld = [&](int64_t v, int64_t per) { return IntegerAttr::get(IndexType::get(ctx), v / per); };
@@ -1343,14 +1366,12 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     SmallVector<Value> am, bm;
     for (int64_t p = 0; p < pairs; ++p) { // staged rows 16 (p Wr + wr) ..
       Value at = arith::AddIOp::create(r, loc, aFirst, lw.i32(r, loc, 16 * p * Wr * lda + k0));
-      am.push_back(gpu::SubgroupMmaLoadMatrixOp::create(r, loc, aMat, sa, ValueRange{index(at, aUnit)}, ld(lda, aUnit),
-                                                        UnitAttr()));
+      am.push_back(loadMatrix(r, loc, in, aMat, sa, index(at, aUnit), ld(lda, aUnit), UnitAttr()));
     }
     for (int64_t jj = 0; jj < blockCols; ++jj) { // staged columns 8 G wc + 16 jj ..
       const int64_t at = transB ? 16 * jj * ldb + k0 : k0 * ldb + 16 * jj;
       Value from = arith::AddIOp::create(r, loc, bFirst, lw.i32(r, loc, at));
-      bm.push_back(gpu::SubgroupMmaLoadMatrixOp::create(r, loc, bMat, sb, ValueRange{index(from, bUnit)}, ld(ldb, bUnit),
-                                                        bColumnMajor));
+      bm.push_back(loadMatrix(r, loc, in, bMat, sb, index(from, bUnit), ld(ldb, bUnit), bColumnMajor));
     }
     for (int64_t p = 0; p < pairs; ++p)
       for (int64_t jj = 0; jj < blockCols; ++jj)
@@ -1384,17 +1405,18 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrices(ConversionPatternRewrite
   const int64_t bytes = (M * K + K * N) * inBytes + M * N * accBytes;
   if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
+  const auto [matrixIn, storeAs] = matrixStandIn(r, in);
   SmallVector<Value> staged =
       stageTiles(r, loc, lw,
-                     {{aType, a, {K, 1}, nullptr, 0, invariantLoop(op, op.getA())},
-                      {bType, b, d.bCoef(), nullptr, 0, invariantLoop(op, op.getB())},
+                     {{aType, a, {K, 1}, nullptr, 0, invariantLoop(op, op.getA()), storeAs},
+                      {bType, b, d.bCoef(), nullptr, 0, invariantLoop(op, op.getB()), storeAs},
                       {cType, acc, {N, 1}}});
   Value sa = staged[0], sb = staged[1], sc = staged[2];
   BlockedLayout lc = lw.layoutOf(cType);
 
   MLIRContext *ctx = r.getContext();
-  auto aMat = gpu::MMAMatrixType::get({unit->m, unit->k}, in, "AOp");
-  auto bMat = gpu::MMAMatrixType::get({unit->k, unit->n}, in, "BOp");
+  auto aMat = gpu::MMAMatrixType::get({unit->m, unit->k}, matrixIn, "AOp");
+  auto bMat = gpu::MMAMatrixType::get({unit->k, unit->n}, matrixIn, "BOp");
   auto cMat = gpu::MMAMatrixType::get({unit->m, unit->n}, accElem, "COp");
   auto ld = [&](int64_t v) { return IntegerAttr::get(IndexType::get(ctx), v); };
   auto index = [&](OpBuilder &x, Location xl, Value v) -> Value {
@@ -1418,8 +1440,8 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrices(ConversionPatternRewrite
         for (int64_t k0 = 0; k0 < K; k0 += unit->k) {
           Value aAt = index(x, xl, arith::AddIOp::create(x, xl, aRow, lw.i32(x, xl, k0)));
           Value bAt = index(x, xl, arith::AddIOp::create(x, xl, col0, lw.i32(x, xl, k0 * N)));
-          Value am = gpu::SubgroupMmaLoadMatrixOp::create(x, xl, aMat, sa, ValueRange{aAt}, ld(K), UnitAttr());
-          Value bm = gpu::SubgroupMmaLoadMatrixOp::create(x, xl, bMat, sb, ValueRange{bAt}, ld(N), UnitAttr());
+          Value am = loadMatrix(x, xl, in, aMat, sa, aAt, ld(K), UnitAttr());
+          Value bm = loadMatrix(x, xl, in, bMat, sb, bAt, ld(N), UnitAttr());
           c = gpu::SubgroupMmaComputeOp::create(x, xl, cMat, am, bm, c, UnitAttr(), UnitAttr());
         }
         gpu::SubgroupMmaStoreMatrixOp::create(x, xl, c, sc, ValueRange{cAt}, ld(N), UnitAttr());

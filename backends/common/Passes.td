@@ -49,6 +49,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "SPIR-V: fast-mode dot on cooperative matrices (chip vulkan1.3+coopmat)">,
     Option<"mmaLanes", "mma-lanes", "bool", /*default=*/"false",
            "SPIR-V with coop-matrix: accumulators in registers as mma.sync's fragments (chip ...+mma-lanes)">,
+    Option<"coopBF16", "coop-bf16", "bool", /*default=*/"false",
+           "SPIR-V with coop-matrix: dot on bf16 on cooperative matrices too (chip vulkan1.3+coopmat+bf16)">,
     Option<"tensorCopies", "tensor-copies", "bool", /*default=*/"false",
            "NVPTX sm_90+: warpgroup dots read their operands through bulk tensor copies (TMA) with "
            "tensor maps the runtime passes after the arguments (attribute tessera.tensor_maps), "

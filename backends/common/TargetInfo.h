@@ -21,6 +21,10 @@ class GPUFuncOp;
 
 namespace tessera::backend {
 
+/// On a gpu.subgroup_mma_load_matrix: the f16 matrix it loads is a bf16 one (its bits staged as
+/// f16; the gpu dialect's matrices have no bf16). TargetInfo::coopMatrixShape.
+inline constexpr const char *kBF16MatrixAttr = "tessera.bf16_matrix";
+
 class TargetInfo {
 public:
   virtual ~TargetInfo();
@@ -211,6 +215,9 @@ public:
   /// three spread over its lanes in a layout only the driver knows, so they come from and go to
   /// shared memory (gpu.subgroup_mma_load_matrix / compute / store_matrix, which the target's own
   /// conversion lowers). Null when the target has none for operand `in` and accumulator `acc`.
+  /// (bf16 matrices go through the gpu ops as f16 ones, their staged bits f16's: each
+  /// gpu.subgroup_mma_load_matrix of such a matrix carries kBF16MatrixAttr, and the target's
+  /// lowering gives it its bf16 type.)
   struct CoopMatrixShape {
     int64_t m = 0, n = 0, k = 0;
     /// Shared memory the staged operands and accumulator may take, else the FMA path runs.

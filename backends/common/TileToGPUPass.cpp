@@ -453,7 +453,8 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     } else if (target == "spirv") {
       // The chip (from the compiler) or the options (tessera-opt) ask for cooperative matrices.
       const bool coop = coopMatrix || hasCoopMatrix(chip);
-      desc = spirvTarget(subgroupSize, hasSoftDenormals(chip), coop, coop && (mmaLanes || hasMmaLanes(chip)));
+      desc = spirvTarget(subgroupSize, hasSoftDenormals(chip), coop, coop && (mmaLanes || hasMmaLanes(chip)),
+                         coop && (coopBF16 || hasCoopBF16(chip)));
     } else {
       module.emitError() << "unknown target '" << target << "'; use nvptx or spirv";
       return signalPassFailure();

@@ -40,6 +40,30 @@ namespace {
 
 /// tile.push_constant off of size  =>  load of word off/4 of the kernel's one push-constant
 /// block (a struct of size/4 i32 words), as the runtime fills it with vkCmdPushConstants.
+/// A load of an f16 matrix that stands in for a bf16 one (kBF16MatrixAttr): as upstream's lowering
+/// loads it, with kBF16MatrixAttr kept on the cooperative-matrix load for retypeBF16Matrices.
+struct BF16MatrixLoadLowering final : OpConversionPattern<gpu::SubgroupMmaLoadMatrixOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(gpu::SubgroupMmaLoadMatrixOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &r) const override {
+    if (!op->hasAttr(kBF16MatrixAttr))
+      return failure();
+    const auto &converter = *getTypeConverter<SPIRVTypeConverter>();
+    auto type = converter.convertType<spirv::CooperativeMatrixType>(op.getRes().getType());
+    Value ptr = spirv::getElementPtr(converter, op.getSrcMemref().getType(), adaptor.getSrcMemref(), adaptor.getIndices(),
+                                     op.getLoc(), r);
+    if (!type || !ptr)
+      return failure();
+    auto stride = spirv::ConstantOp::create(r, op.getLoc(), r.getI32Type(),
+                                             r.getI32IntegerAttr(int32_t(op.getLeadDimension().getSExtValue())));
+    auto layout = op.getTranspose().value_or(false) ? spirv::CooperativeMatrixLayoutKHR::ColumnMajor
+                                                    : spirv::CooperativeMatrixLayoutKHR::RowMajor;
+    auto load = r.replaceOpWithNewOp<spirv::KHRCooperativeMatrixLoadOp>(op, type, ptr, stride, layout);
+    load->setAttr(kBF16MatrixAttr, r.getUnitAttr());
+    return success();
+  }
+};
+
 struct PushConstantLowering final : OpConversionPattern<tile::PushConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(tile::PushConstantOp op, OpAdaptor,
@@ -407,6 +431,31 @@ LogicalResult legalizeBF16(gpu::GPUModuleOp module) {
   return success();
 }
 
+/// bf16 cooperative matrices (SPV_KHR_bfloat16). The gpu dialect's matrices have no bf16, so a
+/// bf16 dot's A and B come as f16 matrices loaded from arrays of their bits, the loads marked
+/// (kBF16MatrixAttr; matrixStandIn, DotOpToGPU.cpp): each such load's result becomes the bf16
+/// matrix it is, and the mark goes. A product then multiplies two bf16 matrices or none.
+LogicalResult retypeBF16Matrices(spirv::ModuleOp module) {
+  bool any = false;
+  module.walk([&](spirv::KHRCooperativeMatrixLoadOp load) {
+    auto matrix = dyn_cast<spirv::CooperativeMatrixType>(load.getType());
+    if (!load->removeAttr(kBF16MatrixAttr) || !matrix || !matrix.getElementType().isF16())
+      return;
+    load.getResult().setType(spirv::CooperativeMatrixType::get(BFloat16Type::get(module.getContext()), matrix.getRows(),
+                                                               matrix.getColumns(), matrix.getScope(), matrix.getUse()));
+    any = true;
+  });
+  if (!any)
+    return success();
+  WalkResult walk = module.walk([](spirv::KHRCooperativeMatrixMulAddOp product) {
+    auto in = [](Value v) { return cast<spirv::CooperativeMatrixType>(v.getType()).getElementType(); };
+    if (in(product.getA()) != in(product.getB()))
+      return WalkResult(product.emitOpError("multiplies a bf16 matrix by an f16 one"));
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 } // namespace
 
 void registerSPIRVBackend(DialectRegistry &registry) {
@@ -444,10 +493,13 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
     patterns.add<PushConstantLowering, BufferAtomicLowering, BufferLoadRunLowering, BufferStoreRunLowering, FromElementsLowering,
                  GLUnaryLowering<math::Exp2Op, spirv::GLExp2Op>,
                  GLUnaryLowering<math::Log2Op, spirv::GLLog2Op>>(typeConverter, ctx);
-    patterns.add<IfWithPhisLowering>(typeConverter, ctx, /*benefit=*/2);
+    patterns.add<IfWithPhisLowering, BF16MatrixLoadLowering>(typeConverter, ctx, /*benefit=*/2);
     if (failed(applyFullConversion(gpuModule.getOperation(), *target, std::move(patterns))))
       return failure();
   }
+  for (auto spvModule : module.getOps<spirv::ModuleOp>())
+    if (failed(retypeBF16Matrices(spvModule)))
+      return failure();
   PassManager pm(ctx);
   OpPassManager &spv = pm.nest<spirv::ModuleOp>();
   spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
@@ -459,14 +511,27 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
   // lower-abi-attrs lists every global of a kernel in its OpEntryPoint when the target is SPIR-V
   // 1.4 or newer (cooperative matrices: 1.6), which an older version forbids; update-vce may have
   // deduced one. Such a module keeps the target's version.
+  // update-vce does not know that bf16 cooperative matrices need BFloat16CooperativeMatrixKHR
+  // (only BFloat16TypeKHR, for the type): added where a module loads one.
   for (auto spvModule : module.getOps<spirv::ModuleOp>()) {
     spirv::TargetEnvAttr env = spirv::lookupTargetEnvOrDefault(spvModule);
     auto vce = spvModule.getVceTriple();
-    if (vce && env.getVersion() >= spirv::Version::V_1_4 && vce->getVersion() < spirv::Version::V_1_4) {
-      SmallVector<spirv::Capability> caps(vce->getCapabilities());
-      SmallVector<spirv::Extension> exts(vce->getExtensions());
-      spvModule.setVceTripleAttr(spirv::VerCapExtAttr::get(env.getVersion(), caps, exts, ctx));
-    }
+    if (!vce)
+      continue;
+    SmallVector<spirv::Capability> caps(vce->getCapabilities());
+    SmallVector<spirv::Extension> exts(vce->getExtensions());
+    spirv::Version version = vce->getVersion();
+    if (env.getVersion() >= spirv::Version::V_1_4 && version < spirv::Version::V_1_4)
+      version = env.getVersion();
+    const bool bf16Matrices = spvModule.walk([](spirv::KHRCooperativeMatrixLoadOp load) {
+      auto m = dyn_cast<spirv::CooperativeMatrixType>(load.getType());
+      return m && m.getElementType().isBF16() ? WalkResult::interrupt() : WalkResult::advance();
+    }).wasInterrupted();
+    const bool addCap = bf16Matrices && !llvm::is_contained(caps, spirv::Capability::BFloat16CooperativeMatrixKHR);
+    if (addCap)
+      caps.push_back(spirv::Capability::BFloat16CooperativeMatrixKHR);
+    if (version != vce->getVersion() || addCap)
+      spvModule.setVceTripleAttr(spirv::VerCapExtAttr::get(version, caps, exts, ctx));
   }
   // update-vce does not know that 64-bit atomics need Int64Atomics: add it where used.
   for (auto spvModule : module.getOps<spirv::ModuleOp>()) {

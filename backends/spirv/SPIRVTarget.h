@@ -22,7 +22,9 @@ namespace tessera::backend {
 
 /// `coopMatrix`: SPIR-V 1.6 with cooperative matrices for fast-mode f16 dot (chip vulkan1.3+coopmat).
 /// `mmaLanes`: accumulators in registers as mma.sync's C fragments (chip ...+mma-lanes).
-std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix, bool mmaLanes);
+/// `bf16`: bf16 dots on cooperative matrices too (chip vulkan1.3+coopmat+bf16...).
+std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix, bool mmaLanes,
+                                                  bool bf16 = false);
 void registerSPIRVLoweringDialects(mlir::DialectRegistry &registry);
 /// Dialects, interfaces and passes the SPIR-V pipeline needs.
 void registerSPIRVBackend(mlir::DialectRegistry &registry);

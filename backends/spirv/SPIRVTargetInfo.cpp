@@ -20,7 +20,7 @@ void registerSPIRVLoweringDialects(DialectRegistry &registry) {
   registry.insert<spirv::SPIRVDialect, memref::MemRefDialect, vector::VectorDialect>();
 }
 
-spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize, bool coopMatrix) {
+spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize, bool coopMatrix, bool bf16) {
   using spirv::Capability;
   // Vulkan 1.1 guarantees SPIR-V 1.3 and subgroup operations; update-vce later trims the
   // capabilities to those the module uses.
@@ -48,6 +48,10 @@ spirv::TargetEnvAttr spirvTargetEnv(MLIRContext *ctx, uint32_t subgroupSize, boo
     caps.push_back(Capability::CooperativeMatrixKHR);
     exts.push_back(spirv::Extension::SPV_KHR_cooperative_matrix);
   }
+  if (coopMatrix && bf16) { // bf16 only as cooperative matrices' A and B (retypeBF16Matrices)
+    caps.append({Capability::BFloat16TypeKHR, Capability::BFloat16CooperativeMatrixKHR});
+    exts.push_back(spirv::Extension::SPV_KHR_bfloat16);
+  }
   auto triple =
       spirv::VerCapExtAttr::get(coopMatrix ? spirv::Version::V_1_6 : spirv::Version::V_1_3, caps, exts, ctx);
   Builder b(ctx);
@@ -62,8 +66,8 @@ namespace {
 
 class SPIRVTargetInfo final : public TargetInfo {
 public:
-  SPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix, bool mmaLanes)
-      : subgroupSize_(subgroupSize), coopMatrix_(coopMatrix), mmaLanes_(mmaLanes) {}
+  SPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix, bool mmaLanes, bool bf16)
+      : subgroupSize_(subgroupSize), coopMatrix_(coopMatrix), mmaLanes_(mmaLanes), bf16_(bf16) {}
 
   uint32_t subgroupSize() const override { return subgroupSize_; }
 
@@ -148,7 +152,8 @@ public:
     // 16 x 16 x 16 f16 -> f32 is the shape every VK_KHR_cooperative_matrix driver reports
     // (NVIDIA, AMD, Intel); the runtime checks it, and runs a self-test, before choosing this code.
     // 48 KiB of shared memory: what NVIDIA gives a Vulkan compute shader, the least among them.
-    if (!coopMatrix_ || !in.isF16() || !acc.isF32())
+    // bf16 where the chip says the device has it (VK_KHR_shader_bfloat16; a self-test of its own).
+    if (!coopMatrix_ || !(in.isF16() || (bf16_ && in.isBF16())) || !acc.isF32())
       return std::nullopt;
     return CoopMatrixShape{16, 16, 16, 48 * 1024, mmaLanes_ && subgroupSize_ == 32};
   }
@@ -160,7 +165,8 @@ public:
   }
 
   void annotateModule(gpu::GPUModuleOp module) const override {
-    module->setAttr(spirv::getTargetEnvAttrName(), spirvTargetEnv(module.getContext(), subgroupSize_, coopMatrix_));
+    module->setAttr(spirv::getTargetEnvAttrName(),
+                    spirvTargetEnv(module.getContext(), subgroupSize_, coopMatrix_, bf16_));
   }
 
   void annotateKernel(gpu::GPUFuncOp func, uint32_t threads) const override {
@@ -184,13 +190,13 @@ private:
   }
 
   uint32_t subgroupSize_;
-  bool coopMatrix_, mmaLanes_;
+  bool coopMatrix_, mmaLanes_, bf16_;
 };
 
 } // namespace
 
-std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix, bool mmaLanes) {
-  return std::make_unique<SPIRVTargetInfo>(subgroupSize, coopMatrix, mmaLanes);
+std::unique_ptr<TargetInfo> createSPIRVTargetInfo(uint32_t subgroupSize, bool coopMatrix, bool mmaLanes, bool bf16) {
+  return std::make_unique<SPIRVTargetInfo>(subgroupSize, coopMatrix, mmaLanes, bf16);
 }
 
 } // namespace tessera::backend

@@ -95,18 +95,71 @@ TEST_CASE("the chips with cooperative matrices are known targets, others are ref
   Result<TargetDesc> lanes16 = validateTarget(spirvTarget(16, false, true, true));
   REQUIRE_FALSE(lanes16.ok());
   CHECK(contains(lanes16.status().message(), "32 lanes"));
+  CHECK(spirvTarget(32, true, true, true, true).chip == "vulkan1.3+coopmat+bf16+mma-lanes+soft-denormals");
+  CHECK(validateTarget(spirvTarget(32, true, true, true, true)).ok());
+  CHECK(hasCoopBF16(spirvTarget(32, false, true, false, true).chip));
+  CHECK_FALSE(hasCoopBF16(spirvTarget(32, false, true, true).chip));
+  CHECK_FALSE(validateTarget(TargetDesc{TargetKind::SPIRV, "vulkan1.3+bf16", 0, 32}).ok()); // bf16 needs +coopmat
   Result<TargetDesc> bad = validateTarget(TargetDesc{TargetKind::SPIRV, "vulkan1.1+coopmat", 0, 32});
   REQUIRE_FALSE(bad.ok());
   CHECK(contains(bad.status().message(), "vulkan1.3+coopmat"));
 }
 
-TEST_CASE("the runtime's cooperative-matrix self-test shader is well-formed SPIR-V 1.6 (MLIR reads it back)") {
-  for (uint32_t subgroup : {8u, 32u, 64u}) {
-    std::vector<uint32_t> words = vulkan::coopMatrixProbeSpirv(subgroup);
+TEST_CASE("fast bf16 dots on the chip vulkan1.3+coopmat+bf16 run on bf16 cooperative matrices") {
+  TracedKernel fast = require(traceMatmul<bf16, float>(64, 64, 32, Numerics::Fast), "trace");
+  constexpr uint32_t kCapBF16Type = 5116, kCapBF16Matrix = 5118, kOpTypeFloat = 22;
+  for (bool lanes : {false, true}) {
+    CAPTURE(lanes);
+    Artifact coop = require(compileArtifact(fast, spirvTarget(32, false, true, lanes, true)), "compile");
+    CHECK(coop.target.chip == (lanes ? "vulkan1.3+coopmat+bf16+mma-lanes" : "vulkan1.3+coopmat+bf16"));
+    std::vector<uint32_t> words = spirvWords(coop);
+    CHECK(countOps(words, kOpCapability, kCapBF16Type) == 1);
+    CHECK(countOps(words, kOpCapability, kCapBF16Matrix) == 1);
+    CHECK(countOps(words, kOpMulAdd) == (lanes ? 4 * 2 : 32 / 16));
+    // Read back: A and B are bf16 matrices (OpTypeFloat 16 with the BFloat16KHR encoding), loaded
+    // from the staged arrays of 16-bit elements; the accumulator stays f32.
     mlir::MLIRContext ctx;
     ctx.loadDialect<mlir::spirv::SPIRVDialect>();
     mlir::OwningOpRef<mlir::spirv::ModuleOp> module = mlir::spirv::deserialize(words, &ctx);
-    REQUIRE_MESSAGE(module, "subgroup " << subgroup);
+    REQUIRE(module);
+    CHECK(mlir::succeeded(mlir::verify(module->getOperation())));
+    size_t bf16Loads = 0, products = 0;
+    module->walk([&](mlir::Operation *op) {
+      if (auto load = mlir::dyn_cast<mlir::spirv::KHRCooperativeMatrixLoadOp>(op))
+        bf16Loads += mlir::cast<mlir::spirv::CooperativeMatrixType>(load.getType()).getElementType().isBF16();
+      if (auto p = mlir::dyn_cast<mlir::spirv::KHRCooperativeMatrixMulAddOp>(op))
+        products += mlir::cast<mlir::spirv::CooperativeMatrixType>(p.getA().getType()).getElementType().isBF16() &&
+                    mlir::cast<mlir::spirv::CooperativeMatrixType>(p.getB().getType()).getElementType().isBF16();
+    });
+    CHECK(products == countOps(words, kOpMulAdd));
+    CHECK(bf16Loads >= 2);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    CHECK_FALSE(contains(text, "coopmatrix<16x16xf16")); // no f16 matrix is left
+    CHECK(countOps(words, kOpTypeFloat) >= 3);            // f16 (the staged arrays), bf16, f32
+  }
+  // Without the chip's +bf16 a bf16 dot runs the FMA path: no matrices, no bf16 capability.
+  std::vector<uint32_t> plain = spirvWords(require(compileArtifact(fast, spirvTarget(32, false, true, true)), "compile"));
+  CHECK(countOps(plain, kOpMulAdd) == 0);
+  CHECK(countOps(plain, kOpCapability, kCapBF16Type) == 0);
+  // An f16 dot on the +bf16 chip is unchanged: f16 matrices, no bf16 capability.
+  TracedKernel half = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "trace");
+  std::vector<uint32_t> f16Words =
+      spirvWords(require(compileArtifact(half, spirvTarget(32, false, true, true, true)), "compile"));
+  CHECK(countOps(f16Words, kOpMulAdd) == 4 * 2);
+  CHECK(countOps(f16Words, kOpCapability, kCapBF16Matrix) == 0);
+  CHECK(spirvWords(require(compileArtifact(half, spirvTarget(32, false, true, true)), "compile")) == f16Words);
+}
+
+TEST_CASE("the runtime's cooperative-matrix self-test shader is well-formed SPIR-V 1.6 (MLIR reads it back)") {
+  for (bool bf16 : {false, true})
+  for (uint32_t subgroup : {8u, 32u, 64u}) {
+    std::vector<uint32_t> words = vulkan::coopMatrixProbeSpirv(subgroup, bf16);
+    mlir::MLIRContext ctx;
+    ctx.loadDialect<mlir::spirv::SPIRVDialect>();
+    mlir::OwningOpRef<mlir::spirv::ModuleOp> module = mlir::spirv::deserialize(words, &ctx);
+    REQUIRE_MESSAGE(module, "subgroup " << subgroup << (bf16 ? ", bf16" : ""));
     CHECK(mlir::succeeded(mlir::verify(module->getOperation())));
     size_t loads = 0, mulAdds = 0, stores = 0, lengths = 0, extracts = 0;
     module->walk([&](mlir::Operation *op) {
@@ -127,8 +180,12 @@ TEST_CASE("the runtime's cooperative-matrix self-test shader is well-formed SPIR
     module->print(os);
     CHECK(contains(text, "spirv.ExecutionMode @" + std::string(vulkan::kCoopMatrixProbeEntry) + " \"LocalSize\", " +
                              std::to_string(subgroup) + ", 1, 1"));
-    CHECK(contains(text, "!spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>"));
+    const std::string in = bf16 ? "bf16" : "f16";
+    CHECK(contains(text, "!spirv.coopmatrix<16x16x" + in + ", Subgroup, MatrixA>"));
+    CHECK(contains(text, "!spirv.coopmatrix<16x16x" + in + ", Subgroup, MatrixB>"));
     CHECK(contains(text, "!spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>"));
+    CHECK(contains(text, "BFloat16CooperativeMatrixKHR") == bf16);
+    CHECK(contains(text, "SPV_KHR_bfloat16") == bf16);
   }
 }
 

@@ -228,6 +228,7 @@ bool hasSoftDenormals(const std::string &chip) {
 
 bool hasCoopMatrix(const std::string &chip) { return chip.find(kCoopMatrixSuffix) != std::string::npos; }
 bool hasMmaLanes(const std::string &chip) { return chip.find(kMmaLanesSuffix) != std::string::npos; }
+bool hasCoopBF16(const std::string &chip) { return chip.find(kCoopBF16Suffix) != std::string::npos; }
 
 const Artifact *KernelEntry::find(TargetKind kind, uint32_t subgroupSize) const {
   // An exact subgroup match wins; an artifact recorded with subgroupSize 0 runs at any size.

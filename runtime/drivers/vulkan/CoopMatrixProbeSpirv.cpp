@@ -20,6 +20,8 @@ enum Op : uint32_t {
   OpCooperativeMatrixMulAddKHR = 4459, OpCooperativeMatrixLengthKHR = 4460,
 };
 constexpr uint32_t kCapShader = 1, kCapFloat16 = 9, kCapStorageBuffer16BitAccess = 4433, kCapCoopMatrix = 6022;
+// SPV_KHR_bfloat16: the capabilities, and OpTypeFloat's encoding operand for bf16.
+constexpr uint32_t kCapBFloat16Type = 5116, kCapBFloat16CoopMatrix = 5118, kEncodingBFloat16 = 0;
 constexpr uint32_t kDecBlock = 2, kDecArrayStride = 6, kDecBuiltIn = 11, kDecBinding = 33, kDecDescriptorSet = 34,
                    kDecOffset = 35;
 constexpr uint32_t kStorageBuffer = 12, kInput = 1, kGLCompute = 5, kLocalSize = 17, kLocalInvocationIndex = 29;
@@ -53,7 +55,7 @@ private:
 
 } // namespace
 
-std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize) {
+std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16) {
   const uint32_t perLane = 256 / subgroupSize; // the elements each invocation holds, if spread evenly
   Writer w;
   const uint32_t tVoid = w.id(), tFn = w.id(), tU32 = w.id(), tF16 = w.id(), tF32 = w.id();
@@ -67,12 +69,16 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize) {
   const uint32_t pA = w.id(), pB = w.id(), pC = w.id(), pX = w.id(), mA = w.id(), mB = w.id(), mC = w.id(),
                  mD = w.id(), mX = w.id();
   const uint32_t lane = w.id(), laneBase = w.id(), base = w.id(), length = w.id(), lengthF = w.id(), pLen = w.id();
+  const uint32_t tBF16 = bf16 ? w.id() : 0, tIn = bf16 ? tBF16 : tF16; // A's and B's component type
   std::vector<uint32_t> cIndex(perLane);
   for (uint32_t &c : cIndex) c = w.id();
 
   for (uint32_t cap : {kCapShader, kCapFloat16, kCapStorageBuffer16BitAccess, kCapCoopMatrix})
     w.op(OpCapability, {cap});
+  if (bf16)
+    for (uint32_t cap : {kCapBFloat16Type, kCapBFloat16CoopMatrix}) w.op(OpCapability, {cap});
   w.op(OpExtension, {}, "SPV_KHR_cooperative_matrix");
+  if (bf16) w.op(OpExtension, {}, "SPV_KHR_bfloat16");
   w.op(OpMemoryModel, {0 /*Logical*/, 1 /*GLSL450*/});
   w.op(OpEntryPoint, {kGLCompute, fMain}, kCoopMatrixProbeEntry, {vA, vB, vC, vX, vL, vLane}); // 1.4+: every global
   w.op(OpExecutionMode, {fMain, kLocalSize, subgroupSize, 1, 1});
@@ -93,6 +99,7 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize) {
   w.op(OpTypeInt, {tU32, 32, 0});
   w.op(OpTypeFloat, {tF16, 16});
   w.op(OpTypeFloat, {tF32, 32});
+  if (bf16) w.op(OpTypeFloat, {tBF16, 16, kEncodingBFloat16});
   w.op(OpTypeRuntimeArray, {tArr16, tF16});
   w.op(OpTypeRuntimeArray, {tArr32, tF32});
   w.op(OpTypeStruct, {tS16, tArr16});
@@ -111,8 +118,10 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize) {
   w.op(OpConstant, {tU32, cUseB, kUseB});
   w.op(OpConstant, {tU32, cUseAcc, kUseAcc});
   for (uint32_t i = 0; i < perLane; ++i) w.op(OpConstant, {tU32, cIndex[i], i});
-  w.op(OpTypeCooperativeMatrixKHR, {tA, tF16, cScope, c16, c16, cUseA});
-  w.op(OpTypeCooperativeMatrixKHR, {tB, tF16, cScope, c16, c16, cUseB});
+  // bf16 matrices load from the same 16-bit arrays: a load's pointer need not point to the
+  // matrix's component type.
+  w.op(OpTypeCooperativeMatrixKHR, {tA, tIn, cScope, c16, c16, cUseA});
+  w.op(OpTypeCooperativeMatrixKHR, {tB, tIn, cScope, c16, c16, cUseB});
   w.op(OpTypeCooperativeMatrixKHR, {tC, tF32, cScope, c16, c16, cUseAcc});
   w.op(OpVariable, {tPS16, vA, kStorageBuffer});
   w.op(OpVariable, {tPS16, vB, kStorageBuffer});

@@ -17,7 +17,9 @@ inline constexpr const char *kCoopMatrixProbeEntry = "coop_matrix_probe";
 /// f32 at binding 2, overwritten with D. It also shows where an accumulator's elements live: it
 /// loads the f32 matrix X (binding 3, row-major) and writes to L (binding 4, f32) the element
 /// count of one invocation at L[0] and element i of invocation `lane` at
-/// L[1 + lane * (256 / subgroupSize) + i].
-std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize);
+/// L[1 + lane * (256 / subgroupSize) + i]. With `bf16`, A and B are bf16 matrices instead
+/// (SPV_KHR_bfloat16: bf16 x bf16 + f32 -> f32), loaded from the same arrays of 16-bit elements
+/// (their bits bf16's).
+std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16 = false);
 
 } // namespace tessera::vulkan

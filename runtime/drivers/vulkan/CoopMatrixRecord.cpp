@@ -13,7 +13,7 @@
 namespace tessera::vulkan {
 
 namespace {
-constexpr char kMagic[] = "tessera cooperative-matrix self-test v1\n";
+constexpr char kMagic[] = "tessera cooperative-matrix self-test v2\n"; // v2: the bf16 line
 
 uint64_t hashOf(std::string_view text) {
   return fnv1a64(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
@@ -25,7 +25,7 @@ std::string formatCoopMatrixRecord(const CoopMatrixCheck &check) {
   for (char &c : detail)
     if (c == '\n' || c == '\r') c = ' ';
   std::string body = std::string(kMagic) + "usable " + (check.usable ? "1" : "0") + "\nmma-lanes " +
-                     (check.mmaLanes ? "1" : "0") + "\ndetail " + detail + "\n";
+                     (check.mmaLanes ? "1" : "0") + "\nbf16 " + (check.bf16 ? "1" : "0") + "\ndetail " + detail + "\n";
   char hash[40];
   std::snprintf(hash, sizeof hash, "fnv1a %016" PRIx64 "\n", hashOf(body));
   return body + hash;
@@ -39,7 +39,7 @@ std::optional<CoopMatrixCheck> parseCoopMatrixRecord(std::string_view text) {
   std::snprintf(expect, sizeof expect, "fnv1a %016" PRIx64 "\n", hashOf(body));
   if (tail != expect || !body.starts_with(kMagic)) return std::nullopt;
   body.remove_prefix(sizeof kMagic - 1);
-  // Exactly three lines: usable, mma-lanes, detail.
+  // Exactly four lines: usable, mma-lanes, bf16, detail.
   auto line = [&](std::string_view key) -> std::optional<std::string_view> {
     const size_t end = body.find('\n');
     if (end == std::string_view::npos || !body.starts_with(key)) return std::nullopt;
@@ -47,11 +47,12 @@ std::optional<CoopMatrixCheck> parseCoopMatrixRecord(std::string_view text) {
     body.remove_prefix(end + 1);
     return value;
   };
-  std::optional<std::string_view> usable = line("usable "), lanes = line("mma-lanes "), detail = line("detail ");
+  std::optional<std::string_view> usable = line("usable "), lanes = line("mma-lanes "), bf16 = line("bf16 "),
+                                  detail = line("detail ");
   auto flag = [](std::optional<std::string_view> v) { return v && (*v == "0" || *v == "1"); };
-  if (!flag(usable) || !flag(lanes) || !detail || !body.empty()) return std::nullopt;
-  CoopMatrixCheck check{*usable == "1", *lanes == "1", std::string(*detail)};
-  if (check.mmaLanes && !check.usable) return std::nullopt; // not a result the self-test gives
+  if (!flag(usable) || !flag(lanes) || !flag(bf16) || !detail || !body.empty()) return std::nullopt;
+  CoopMatrixCheck check{*usable == "1", *lanes == "1", std::string(*detail), *bf16 == "1"};
+  if ((check.mmaLanes || check.bf16) && !check.usable) return std::nullopt; // not a result the self-test gives
   return check;
 }
 

@@ -63,72 +63,97 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
     return check;
   };
 
-  KernelEntry kernel;
-  kernel.name = kCoopMatrixProbeEntry;
-  kernel.args = {{"a", ArgKind::Buffer, DType::F16, 0}, {"b", ArgKind::Buffer, DType::F16, 1},
-                 {"c", ArgKind::Buffer, DType::F32, 2}, {"x", ArgKind::Buffer, DType::F32, 3},
-                 {"lanes", ArgKind::Buffer, DType::F32, 4}};
-  const uint32_t subgroup = physical_.info.info.subgroupSize;
-  Artifact artifact;
-  artifact.target = {TargetKind::SPIRV, std::string("vulkan1.3") + kCoopMatrixSuffix, 0, subgroup};
-  artifact.entryPoint = kCoopMatrixProbeEntry;
-  artifact.blockSize = {subgroup, 1, 1};
-  std::vector<uint32_t> words = coopMatrixProbeSpirv(subgroup);
-  artifact.code.resize(words.size() * 4);
-  std::memcpy(artifact.code.data(), words.data(), artifact.code.size()); // little-endian hosts only (as everywhere)
-  Result<std::unique_ptr<detail::DriverKernel>> probe = loadKernel(kernel, artifact);
-  if (!probe) return fail("could not be loaded: " + probe.status().message());
-
-  // Small integers: every product and partial sum is exact.
-  std::mt19937 rng(std::random_device{}());
-  std::uniform_int_distribution<int> small(-3, 3), acc(-64, 64);
-  uint16_t a[kN * kN], b[kN * kN];
-  float c[kN * kN], expect[kN * kN], got[kN * kN];
-  float fa[kN * kN], fb[kN * kN];
-  for (int i = 0; i < kN * kN; ++i) {
-    fa[i] = float(small(rng));
-    fb[i] = float(small(rng));
-    c[i] = float(acc(rng));
-    a[i] = f16::fromFloat(fa[i]).bits;
-    b[i] = f16::fromFloat(fb[i]).bits;
-  }
-  for (int i = 0; i < kN; ++i)
-    for (int j = 0; j < kN; ++j) {
-      float sum = c[i * kN + j];
-      for (int k = 0; k < kN; ++k) sum += fa[i * kN + k] * fb[k * kN + j];
-      expect[i * kN + j] = sum;
-    }
-  // X[r][c] = 16 r + c shows which elements each invocation holds; L starts as NaN.
-  const uint32_t perLane = kN * kN / subgroup;
-  float x[kN * kN];
-  for (int i = 0; i < kN * kN; ++i) x[i] = float(i);
-  std::vector<float> lanes(1 + size_t(subgroup) * perLane, std::nanf(""));
-  VulkanBuffer da(*this), db(*this), dc(*this), dx(*this), dl(*this);
-  struct Init {
-    VulkanBuffer *buffer;
-    const void *data;
-    size_t bytes;
+  // One run of the probe shader (bf16: A and B as bf16 matrices). `reached` false: it could not
+  // run (the reason in `error`); else `error` is empty when every element was exact.
+  struct Run {
+    bool reached = false;
+    std::string error;
+    std::vector<float> lanes;
   };
-  for (Init in : {Init{&da, a, sizeof a}, Init{&db, b, sizeof b}, Init{&dc, c, sizeof c}, Init{&dx, x, sizeof x},
-                  Init{&dl, lanes.data(), lanes.size() * sizeof(float)}}) {
-    if (Status s = in.buffer->init(in.bytes); !s) return fail("could not allocate: " + s.message());
-    if (Status s = in.buffer->upload(in.data, in.bytes, 0); !s) return fail("could not upload: " + s.message());
+  const uint32_t subgroup = physical_.info.info.subgroupSize;
+  const uint32_t perLane = kN * kN / subgroup;
+  auto run = [&](bool bf16) -> Run {
+    KernelEntry kernel;
+    kernel.name = kCoopMatrixProbeEntry;
+    kernel.args = {{"a", ArgKind::Buffer, DType::F16, 0}, {"b", ArgKind::Buffer, DType::F16, 1},
+                   {"c", ArgKind::Buffer, DType::F32, 2}, {"x", ArgKind::Buffer, DType::F32, 3},
+                   {"lanes", ArgKind::Buffer, DType::F32, 4}};
+    Artifact artifact;
+    artifact.target = {TargetKind::SPIRV,
+                       std::string("vulkan1.3") + kCoopMatrixSuffix + (bf16 ? kCoopBF16Suffix : ""), 0, subgroup};
+    artifact.entryPoint = kCoopMatrixProbeEntry;
+    artifact.blockSize = {subgroup, 1, 1};
+    std::vector<uint32_t> words = coopMatrixProbeSpirv(subgroup, bf16);
+    artifact.code.resize(words.size() * 4);
+    std::memcpy(artifact.code.data(), words.data(), artifact.code.size()); // little-endian hosts only (as everywhere)
+    Result<std::unique_ptr<detail::DriverKernel>> probe = loadKernel(kernel, artifact);
+    if (!probe) return {false, "could not be loaded: " + probe.status().message(), {}};
+
+    // Small integers: every product and partial sum is exact (in bf16 too: 8 significant bits).
+    std::mt19937 rng(std::random_device{}());
+    std::uniform_int_distribution<int> small(-3, 3), acc(-64, 64);
+    uint16_t a[kN * kN], b[kN * kN];
+    float c[kN * kN], expect[kN * kN], got[kN * kN];
+    float fa[kN * kN], fb[kN * kN];
+    for (int i = 0; i < kN * kN; ++i) {
+      fa[i] = float(small(rng));
+      fb[i] = float(small(rng));
+      c[i] = float(acc(rng));
+      a[i] = bf16 ? tessera::bf16::fromFloat(fa[i]).bits : f16::fromFloat(fa[i]).bits;
+      b[i] = bf16 ? tessera::bf16::fromFloat(fb[i]).bits : f16::fromFloat(fb[i]).bits;
+    }
+    for (int i = 0; i < kN; ++i)
+      for (int j = 0; j < kN; ++j) {
+        float sum = c[i * kN + j];
+        for (int k = 0; k < kN; ++k) sum += fa[i * kN + k] * fb[k * kN + j];
+        expect[i * kN + j] = sum;
+      }
+    // X[r][c] = 16 r + c shows which elements each invocation holds; L starts as NaN.
+    float x[kN * kN];
+    for (int i = 0; i < kN * kN; ++i) x[i] = float(i);
+    Run out{true, "", std::vector<float>(1 + size_t(subgroup) * perLane, std::nanf(""))};
+    std::vector<float> &lanes = out.lanes;
+    VulkanBuffer da(*this), db(*this), dc(*this), dx(*this), dl(*this);
+    struct Init {
+      VulkanBuffer *buffer;
+      const void *data;
+      size_t bytes;
+    };
+    for (Init in : {Init{&da, a, sizeof a}, Init{&db, b, sizeof b}, Init{&dc, c, sizeof c}, Init{&dx, x, sizeof x},
+                    Init{&dl, lanes.data(), lanes.size() * sizeof(float)}}) {
+      if (Status s = in.buffer->init(in.bytes); !s) return {false, "could not allocate: " + s.message(), {}};
+      if (Status s = in.buffer->upload(in.data, in.bytes, 0); !s) return {false, "could not upload: " + s.message(), {}};
+    }
+    const detail::LaunchArg args[5] = {{&kernel.args[0], &da, nullptr}, {&kernel.args[1], &db, nullptr},
+                                       {&kernel.args[2], &dc, nullptr}, {&kernel.args[3], &dx, nullptr},
+                                       {&kernel.args[4], &dl, nullptr}};
+    if (Status s = (*probe)->launch(defaultStream(), {1, 1, 1}, args); !s) return {false, "could not run: " + s.message(), {}};
+    if (Status s = defaultStream().synchronize(); !s) return {false, "could not run: " + s.message(), {}};
+    if (Status s = dc.download(got, sizeof got, 0); !s) return {false, "could not download: " + s.message(), {}};
+    if (Status s = dl.download(lanes.data(), lanes.size() * sizeof(float), 0); !s)
+      return {false, "could not download: " + s.message(), {}};
+    int wrong = 0, first = -1;
+    for (int i = 0; i < kN * kN; ++i)
+      if (std::memcmp(&got[i], &expect[i], sizeof(float)) != 0 && wrong++ == 0) first = i;
+    if (wrong)
+      out.error = "computed " + std::to_string(wrong) + " of 256 elements wrong (first: row " + std::to_string(first / kN) +
+                  ", column " + std::to_string(first % kN) + ": " + std::to_string(got[first]) + " instead of " +
+                  std::to_string(expect[first]) + ")";
+    return out;
+  };
+  Run f16Run = run(false);
+  if (!f16Run.reached) return fail(f16Run.error);
+  if (!f16Run.error.empty()) return keep(fail(f16Run.error));
+  const std::vector<float> &lanes = f16Run.lanes;
+  // bf16 matrices (VK_KHR_shader_bfloat16), where offered: a run of their own.
+  bool bf16 = false;
+  std::string bf16Note;
+  if (f.bfloat16 && f.bfloat16CoopMatrix && f.coopMatrixBF16) {
+    Run b = run(true);
+    if (!b.reached) return fail("(bf16) " + b.error); // not kept: the next process tries again
+    bf16 = b.error.empty();
+    bf16Note = bf16 ? "; bf16 too" : "; bf16 not used: it " + b.error;
   }
-  const detail::LaunchArg args[5] = {{&kernel.args[0], &da, nullptr}, {&kernel.args[1], &db, nullptr},
-                                     {&kernel.args[2], &dc, nullptr}, {&kernel.args[3], &dx, nullptr},
-                                     {&kernel.args[4], &dl, nullptr}};
-  if (Status s = (*probe)->launch(defaultStream(), {1, 1, 1}, args); !s) return fail("could not run: " + s.message());
-  if (Status s = defaultStream().synchronize(); !s) return fail("could not run: " + s.message());
-  if (Status s = dc.download(got, sizeof got, 0); !s) return fail("could not download: " + s.message());
-  if (Status s = dl.download(lanes.data(), lanes.size() * sizeof(float), 0); !s)
-    return fail("could not download: " + s.message());
-  int wrong = 0, first = -1;
-  for (int i = 0; i < kN * kN; ++i)
-    if (std::memcmp(&got[i], &expect[i], sizeof(float)) != 0 && wrong++ == 0) first = i;
-  if (wrong)
-    return keep(fail("computed " + std::to_string(wrong) + " of 256 elements wrong (first: row " + std::to_string(first / kN) +
-                ", column " + std::to_string(first % kN) + ": " + std::to_string(got[first]) + " instead of " +
-                std::to_string(expect[first]) + ")"));
   // Do the accumulator's elements sit where mma.sync keeps its C fragments?
   bool mmaLanes = subgroup == 32 && lanes[0] == float(perLane);
   for (uint32_t lane = 0; lane < subgroup && mmaLanes; ++lane)
@@ -149,7 +174,8 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
         }
       }
   }
-  return keep({true, mmaLanes, std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + ")"});
+  return keep({true, mmaLanes, std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + bf16Note + ")",
+               bf16});
 }
 
 } // namespace tessera::vulkan

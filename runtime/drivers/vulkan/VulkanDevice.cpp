@@ -303,7 +303,8 @@ TargetDesc VulkanDevice::target() {
   // The SPIR-V environment every device here accepts (SPIR-V 1.3), or SPIR-V 1.6 with
   // cooperative matrices where the self-test passed (runs it once).
   const CoopMatrixCheck &coop = coopMatrixCheck();
-  t.chip = coop.usable ? std::string("vulkan1.3") + kCoopMatrixSuffix + (coop.mmaLanes ? kMmaLanesSuffix : "")
+  t.chip = coop.usable ? std::string("vulkan1.3") + kCoopMatrixSuffix + (coop.bf16 ? kCoopBF16Suffix : "") +
+                             (coop.mmaLanes ? kMmaLanesSuffix : "")
                        : std::string("vulkan1.1");
   if (!keepsF32Denormals()) t.chip += kSoftDenormalsSuffix;
   t.ptxVersion = 0;
@@ -324,16 +325,19 @@ Result<const Artifact *> VulkanDevice::selectArtifact(const KernelEntry &kernel)
     if (!a.target.chip.empty() && parseVulkanChip(a.target.chip, needs) && needs > physical_.apiVersion) continue;
     if (hasCoopMatrix(a.target.chip) && !coopMatrixCheck().usable) continue; // runs the self-test once
     if (hasMmaLanes(a.target.chip) && !coopMatrixCheck().mmaLanes) continue;
+    if (hasCoopBF16(a.target.chip) && !coopMatrixCheck().bf16) continue;
     if (a.target.subgroupSize == subgroup) exact.push_back(&a);
     else if (a.target.subgroupSize == 0) any.push_back(&a);
   }
   auto pick = [&](std::vector<const Artifact *> candidates) -> const Artifact * {
     auto soft = [](const Artifact *a) { return hasSoftDenormals(a->target.chip); };
     if (candidates.empty()) return nullptr;
-    // Code with cooperative matrices first, accumulators in registers before that (only usable
-    // ones are left).
+    // Code with cooperative matrices first, bf16 ones before those, accumulators in registers
+    // before that (only usable ones are left).
     std::stable_partition(candidates.begin(), candidates.end(),
                           [](const Artifact *a) { return hasCoopMatrix(a->target.chip); });
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [](const Artifact *a) { return hasCoopBF16(a->target.chip); });
     std::stable_partition(candidates.begin(), candidates.end(),
                           [](const Artifact *a) { return hasMmaLanes(a->target.chip); });
     if (std::all_of(candidates.begin(), candidates.end(), soft) || std::none_of(candidates.begin(), candidates.end(), soft))

@@ -170,7 +170,7 @@ bool parseVulkanChip(const std::string &chip, uint32_t &version) {
   unsigned major = 0, minor = 0;
   char tail = 0;
   std::string environment = hasSoftDenormals(chip) ? chip.substr(0, chip.size() - std::strlen(kSoftDenormalsSuffix)) : chip;
-  for (const char *suffix : {kMmaLanesSuffix, kCoopMatrixSuffix})
+  for (const char *suffix : {kMmaLanesSuffix, kCoopBF16Suffix, kCoopMatrixSuffix})
     if (size_t at = environment.find(suffix); at != std::string::npos) environment.erase(at, std::strlen(suffix));
   if (std::sscanf(environment.c_str(), "vulkan%u.%u%c", &major, &minor, &tail) != 2) return false;
   version = VK_MAKE_API_VERSION(0, major, minor, 0);

@@ -156,11 +156,14 @@ struct CoopMatrixCheck {
   /// "vulkan1.3+coopmat+mma-lanes" then keeps accumulators in registers.
   bool mmaLanes = false;
   std::string detail; // for reports: "self-test passed (...)" or why not
+  /// Whether bf16 matrices (VK_KHR_shader_bfloat16: 16 x 16 x 16 bf16 x bf16 + f32 -> f32) passed a
+  /// self-test of their own too: code for a chip with kCoopBF16Suffix may then run.
+  bool bf16 = false;
 };
 
 /// The self-test's result kept on disk (CoopMatrixRecord.cpp), one file per device and driver
 /// (`<cache>/vulkan-coopmat/<vendor>-<device>-<driver version>-<pipelineCacheUUID>.txt`): a magic
-/// line, "usable 0|1", "mma-lanes 0|1", "detail ...", and the FNV-1a hash of those lines. A file
+/// line, "usable 0|1", "mma-lanes 0|1", "bf16 0|1", "detail ...", and the FNV-1a hash of those lines. A file
 /// that does not parse exactly, or whose hash differs, is ignored (the self-test runs again).
 std::string formatCoopMatrixRecord(const CoopMatrixCheck &check);
 std::optional<CoopMatrixCheck> parseCoopMatrixRecord(std::string_view text);

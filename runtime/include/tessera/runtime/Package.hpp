@@ -48,6 +48,11 @@ bool hasCoopMatrix(const std::string &chip);
 /// ("vulkan1.3+coopmat+mma-lanes"). The runtime picks it only where its self-test found that layout.
 inline constexpr const char *kMmaLanesSuffix = "+mma-lanes";
 bool hasMmaLanes(const std::string &chip);
+/// After kCoopMatrixSuffix (before kMmaLanesSuffix): fast-mode `dot` on bf16 also runs on
+/// cooperative matrices (VK_KHR_shader_bfloat16, SPV_KHR_bfloat16): "vulkan1.3+coopmat+bf16". The
+/// runtime picks such code only where bf16 matrices pass a self-test of their own.
+inline constexpr const char *kCoopBF16Suffix = "+bf16";
+bool hasCoopBF16(const std::string &chip);
 const char *toString(TargetKind t);
 
 /// What a compiled artifact was built for. For PTX `chip` is "sm_90" and `ptxVersion` is
