@@ -6,6 +6,7 @@
 #     (A = none, gelu; gelu also with --b-transposed)
 #   06_flash_attention 1 1 64 128 --dtype=bf16 [--causal] --blocks=64x32 --write-package=.gpu-bench/pkgs-att/
 #   06_flash_attention 1 1 64 64 --dtype=bf16 --blocks=64x64 --write-package=.gpu-bench/pkgs-att/
+#   and f16 for comparison: 05_matmul ... --dtype=f16 --act=none, 06_flash_attention ... 128 --dtype=f16
 # Carry .gpu .gpu-bench. The self-test (bf16 too) in `tessera devices --probe`, the examples'
 # ragged checks against float64, then 4096^3 and 8192^3 and attention timed, cuBLAS in the same call.
 source scripts/gpu-setup.sh gpu-run66.log; B=.gpu-bench
@@ -21,5 +22,8 @@ for round in 1 2; do m 4096 4096 4096 --dtype=bf16 --act=none --repeat=20 | grep
 m 8192 8192 8192 --dtype=bf16 --act=none --repeat=5 | grep -v "matrix units"
 fa 4 32 4096 128 --dtype=bf16 --repeat=5 | grep -v "matrix units"
 fa 4 32 4096 128 --dtype=bf16 --causal --repeat=5 | grep -v "matrix units"
+echo "== $(date -u +%T) the same code on f16, for comparison"
+m 4096 4096 4096 --dtype=f16 --act=none --repeat=20 | grep -v "matrix units"
+fa 4 32 4096 128 --dtype=f16 --repeat=5 | grep -v "matrix units"
 echo "== $(date -u +%T) anchors"
 python3 bench/dot_anchors.py

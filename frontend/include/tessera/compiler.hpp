@@ -38,8 +38,11 @@ TargetDesc nvptxTarget(std::string chip = "sm_90", uint32_t ptxVersion = 0);
 /// `Device::target()` asks for it where the device reports that shape and passes the self-test.
 /// With `mmaLanes` too (chip "vulkan1.3+coopmat+mma-lanes", subgroup size 32): accumulators stay in
 /// registers, placed as mma.sync's C fragments, which the device's self-test must have found.
+/// With `bf16` too (chip "vulkan1.3+coopmat+bf16", before any "+mma-lanes"): fast-mode `dot` on
+/// bf16 also runs on cooperative matrices (VK_KHR_shader_bfloat16), where the device passes a
+/// bf16 self-test.
 TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals = false, bool coopMatrix = false,
-                       bool mmaLanes = false);
+                       bool mmaLanes = false, bool bf16 = false);
 
 /// Checks a target before LLVM sees it (LLVM aborts the process on an unsupported PTX version
 /// or chip); the error says which chips or versions would work. Also resolves ptxVersion 0.
