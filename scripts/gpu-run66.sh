@@ -16,13 +16,15 @@ fa() { TESSERA_BACKEND=vulkan timeout 120 $B/bin/06_flash_attention_aot "$@" --p
 echo "== $(date -u +%T) checked (ragged)"
 m 333 517 200 --dtype=bf16 --act=gelu; m 1000 1000 1000 --dtype=bf16 --act=none
 m 333 517 200 --dtype=bf16 --act=gelu --b-transposed; m 1 1 1 --dtype=bf16 --act=none
-fa 2 1 333 128 --dtype=bf16 --causal; fa 1 3 1000 128 --dtype=bf16; fa 1 2 100 64 --dtype=bf16
-echo "== $(date -u +%T) timed"
+fa 2 1 333 128 --dtype=bf16 --causal
+echo "== $(date -u +%T) timed: matmul 4096^3 bf16, then the same code on f16"
 m 4096 4096 4096 --dtype=bf16 --act=none --repeat=20 | grep -v "matrix units"
-fa 4 32 4096 128 --dtype=bf16 --repeat=5 | grep -v "matrix units"
-fa 4 32 4096 128 --dtype=bf16 --causal --repeat=5 | grep -v "matrix units"
-echo "== $(date -u +%T) the same code on f16, for comparison"
 m 4096 4096 4096 --dtype=f16 --act=none --repeat=20 | grep -v "matrix units"
-fa 4 32 4096 128 --dtype=f16 --repeat=5 | grep -v "matrix units"
 echo "== $(date -u +%T) anchors"
 python3 bench/dot_anchors.py
+echo "== $(date -u +%T) attention B4 H32 L4096 D128, bf16 then f16"
+fa 4 32 4096 128 --dtype=bf16 --repeat=5 | grep -v "matrix units"
+fa 4 32 4096 128 --dtype=f16 --repeat=5 | grep -v "matrix units"
+fa 4 32 4096 128 --dtype=bf16 --causal --repeat=5 | grep -v "matrix units"
+echo "== $(date -u +%T) more checks"
+fa 1 3 1000 128 --dtype=bf16; fa 1 2 100 64 --dtype=bf16
