@@ -28,3 +28,6 @@ fa 4 32 4096 128 --dtype=f16 --repeat=5 | grep -v "matrix units"
 fa 4 32 4096 128 --dtype=bf16 --causal --repeat=5 | grep -v "matrix units"
 echo "== $(date -u +%T) more checks"
 fa 1 3 1000 128 --dtype=bf16; fa 1 2 100 64 --dtype=bf16
+# Then, on the same machine (the f16 matmul and the bf16 attention had slow spells above):
+#   source scripts/gpu-setup.sh gpu-run66b.log; two rounds of 05_matmul_aot 4096^3 f16 and bf16
+#   (--repeat=20) and 06_flash_attention_aot 4 32 4096 128 bf16 (--repeat=5), as above.
