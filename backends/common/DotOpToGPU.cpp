@@ -1205,22 +1205,6 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   return carried;
 }
 
-/// tile.dot on cooperative matrices whose accumulator lanes are mma.sync's C fragments (fast
-/// mode; Vulkan devices whose self-test found that layout, chip ...+mma-lanes). The accumulator
-/// stays in registers in mmaAccumulatorLayout, as on the tensor-core path, its subgroups on the
-/// grid the pass chose (C across): the 16 x 16 block (p, jj) of subgroup (wr, wc) is its 16 x 8
-/// blocks (p, 2jj) and (p, 2jj + 1), whose rows g and g + 8 are tile rows 2p R + 8wr + g and
-/// (2p + 1) R + 8wr + g (R = 8 x the subgroups down the rows) and whose columns start at
-/// 8 (C j + wc); a lane's 8 values go into a cooperative matrix and come back out by index
-/// (insert/extract_thread_local: element i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2),
-/// as NVIDIA's driver places them). So that each block is 16 contiguous rows and columns of the
-/// staged operands, A is staged with its rows permuted (accumulatorBlockRow) and B with its
-/// groups of 8 columns permuted (group
-/// C j + wc at staged group wc G + j, G groups per subgroup): K x N row-major, or, where it comes
-/// N x K (transpose_b), as it comes, read column-major. Rows are padded by 16 bytes, so that
-/// the 8 rows of 16 bytes the units read at once fall in different banks, and each thread
-/// writes its runs of 4 elements as one vector. Each k step loads every A and B block of the
-/// subgroup once.
 /// Cooperative matrices of bf16 (gpu.subgroup_mma_* have no bf16): A and B are staged as their
 /// bits in f16 arrays and go through the gpu ops as f16 matrices whose loads carry
 /// kBF16MatrixAttr (loadMatrix); the SPIR-V lowering makes them bf16 matrices again. Gives the
@@ -1241,6 +1225,22 @@ Value loadMatrix(OpBuilder &b, Location loc, Type in, gpu::MMAMatrixType type, V
   return load;
 }
 
+/// tile.dot on cooperative matrices whose accumulator lanes are mma.sync's C fragments (fast
+/// mode; Vulkan devices whose self-test found that layout, chip ...+mma-lanes). The accumulator
+/// stays in registers in mmaAccumulatorLayout, as on the tensor-core path, its subgroups on the
+/// grid the pass chose (C across): the 16 x 16 block (p, jj) of subgroup (wr, wc) is its 16 x 8
+/// blocks (p, 2jj) and (p, 2jj + 1), whose rows g and g + 8 are tile rows 2p R + 8wr + g and
+/// (2p + 1) R + 8wr + g (R = 8 x the subgroups down the rows) and whose columns start at
+/// 8 (C j + wc); a lane's 8 values go into a cooperative matrix and come back out by index
+/// (insert/extract_thread_local: element i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2),
+/// as NVIDIA's driver places them). So that each block is 16 contiguous rows and columns of the
+/// staged operands, A is staged with its rows permuted (accumulatorBlockRow) and B with its
+/// groups of 8 columns permuted (group
+/// C j + wc at staged group wc G + j, G groups per subgroup): K x N row-major, or, where it comes
+/// N x K (transpose_b), as it comes, read column-major. Rows are padded by 16 bytes, so that
+/// the 8 rows of 16 bytes the units read at once fall in different banks, and each thread
+/// writes its runs of 4 elements as one vector. Each k step loads every A and B block of the
+/// subgroup once.
 std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                            tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
