@@ -1208,12 +1208,8 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
 /// Cooperative matrices of bf16 (gpu.subgroup_mma_* have no bf16): A and B are staged as their
 /// bits in f16 arrays and go through the gpu ops as f16 matrices whose loads carry
 /// kBF16MatrixAttr (loadMatrix); the SPIR-V lowering makes them bf16 matrices again. Gives the
-/// matrices' stand-in type and the staged arrays' element type (null: the operand's own).
-std::pair<Type, Type> matrixStandIn(OpBuilder &b, Type in) {
-  if (!in.isBF16())
-    return {in, Type()};
-  return {b.getF16Type(), b.getF16Type()};
-}
+/// stand-in type, both the matrices' and the staged arrays' (null: none, the operand's own).
+Type matrixStandIn(OpBuilder &b, Type in) { return in.isBF16() ? Type(b.getF16Type()) : Type(); }
 
 /// gpu.subgroup_mma_load_matrix of `type` from `array` at `index`, marked where the matrix stands
 /// in for a bf16 one (`in`: the dot's operand type).
@@ -1317,7 +1313,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   };
   const int64_t aUnit = la.vec % 4 == 0 ? 4 : 1, bUnit = lb.vec % 4 == 0 ? 4 : 1;
   const int64_t aCopies = halves && aVaries ? 2 : 1, bCopies = halves && bVaries ? 2 : 1;
-  const auto [matrixIn, storeAs] = matrixStandIn(r, in);
+  const Type storeAs = matrixStandIn(r, in), matrixIn = storeAs ? storeAs : in;
   SmallVector<Value> staged =
       stageTiles(r, loc, lw,
                  {{aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), storeAs, nullptr, aUnit},
@@ -1405,7 +1401,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrices(ConversionPatternRewrite
   const int64_t bytes = (M * K + K * N) * inBytes + M * N * accBytes;
   if (lw.sharedBytes + bytes > unit->sharedLimit)
     return std::nullopt;
-  const auto [matrixIn, storeAs] = matrixStandIn(r, in);
+  const Type storeAs = matrixStandIn(r, in), matrixIn = storeAs ? storeAs : in;
   SmallVector<Value> staged =
       stageTiles(r, loc, lw,
                      {{aType, a, {K, 1}, nullptr, 0, invariantLoop(op, op.getA()), storeAs},
