@@ -365,10 +365,11 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
 }
 
 /// The integer arguments a variant specialized for multiples of kSpecializedDivisor assumes so:
-/// the fewest without which some masked load (other than a dot's operand, which is staged its
-/// own way) would lose runs that the assumption proves uniform (uniformRunLengths), up to 16
-/// elements. Empty where the assumption proves nothing more: no variant then.
-std::vector<uint32_t> specializedArgs(const TracedKernel &kernel) {
+/// the fewest without which some masked load would lose runs that the assumption proves uniform
+/// (uniformRunLengths), up to 16 elements. A dot's operands count only with `dotOperands`: on
+/// PTX they are copied into shared memory their own way, on SPIR-V they are loaded like any
+/// tile. Empty where the assumption proves nothing more: no variant then.
+std::vector<uint32_t> specializedArgs(const TracedKernel &kernel, bool dotOperands) {
   OwningOpRef<ModuleOp> module = kernel.impl_->module->clone();
   func::FuncOp f = detail::kernelFuncOf(*module);
   std::vector<uint32_t> args;
@@ -378,8 +379,9 @@ std::vector<uint32_t> specializedArgs(const TracedKernel &kernel) {
   auto runs = [&] {
     std::vector<int64_t> out;
     for (auto [op, run] : backend::uniformRunLengths(f)) // (ordered by operation address: same each call)
-      if (auto load = dyn_cast<tile::LoadOp>(op); load && load.getMask() &&
-                                                  llvm::any_of(op->getUsers(), [](Operation *u) { return !isa<tile::DotOp>(u); }))
+      if (auto load = dyn_cast<tile::LoadOp>(op);
+          load && load.getMask() &&
+          (dotOperands || llvm::any_of(op->getUsers(), [](Operation *u) { return !isa<tile::DotOp>(u); })))
         out.push_back(std::min<int64_t>(run, kSpecializedDivisor));
     return out;
   };
@@ -450,11 +452,12 @@ Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const T
     e.args = k.signature();
     e.numWarps = k.numWarps();
     e.tileIR = k.tileIR();
-    const std::vector<uint32_t> divisible = specializedArgs(k);
+    const std::vector<uint32_t> divisibleForPtx = specializedArgs(k, false), divisibleForSpirv = specializedArgs(k, true);
     for (const TargetDesc &t : targets) {
       Result<TargetDesc> valid = validateTarget(t);
       if (!valid)
         return valid.status();
+      const std::vector<uint32_t> &divisible = valid->kind == TargetKind::PTX ? divisibleForPtx : divisibleForSpirv;
       // PTX is compiled with bulk tensor copies allowed. Where the kernel then takes tensor maps,
       // that is a second form of the code (the runtime picks it per launch) and the first is
       // compiled without them; otherwise it is the only form (nothing was planned differently).

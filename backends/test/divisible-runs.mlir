@@ -7,10 +7,10 @@
 // masked by cols < n, the rows n elements apart. With n a multiple of 16 (tile.divisibility, a
 // specialized variant), every run is contiguous, 16-byte aligned and under one mask bit
 // (uniformRunLengths): on NVPTX each run is one predicated wide load behind its first mask bit
-// (`@p ld.global.v4.b32` into words holding `other`), with no branch; on SPIR-V, where both runs
-// are in the row, one branch with both wide loads, else each run loaded whole behind its first
-// bit or not at all; stores likewise (`@p st.global.v4.b32` on NVPTX, a branch per run on
-// SPIR-V). No element is read or written on its own.
+// (`@p ld.global.v4.b32` into words holding `other`), with no branch; on SPIR-V, which has no
+// predicated access, each run reads the buffer's first 16 bytes where its bit is clear and its
+// elements then take `other` (selects, no branch); stores likewise (`@p st.global.v4.b32` on
+// NVPTX, a branch per run on SPIR-V). No element is read or written on its own.
 // Without the assumption the element-by-element path stays.
 
 // CHECK-LABEL: gpu.func @rows
@@ -37,8 +37,18 @@
 // PLAIN-COUNT-8: llvm.store %{{.*}}, %{{.*}} : f16, !llvm.ptr<1>
 
 // SPIRV-LABEL: gpu.func @rows
-// SPIRV-COUNT-4: tile.buffer_load_run
-// SPIRV-COUNT-2: tile.buffer_store_run
+// SPIRV-NOT: scf.if
+// SPIRV: %[[UNIT0:.*]] = arith.select %[[IN0:[0-9]+]], %{{.*}}, %c0_i32{{.*}} : i32
+// SPIRV-NEXT: %[[RUN0:.*]]:8 = tile.buffer_load_run %arg0[%[[UNIT0]]]
+// SPIRV-NEXT: arith.select %[[IN0]], %[[RUN0]]#0, %cst : f16
+// SPIRV-NOT: scf.if
+// SPIRV: %[[UNIT1:.*]] = arith.select %[[IN1:[0-9]+]], %{{.*}}, %c0_i32{{.*}} : i32
+// SPIRV-NEXT: %[[RUN1:.*]]:8 = tile.buffer_load_run %arg0[%[[UNIT1]]]
+// SPIRV-NEXT: arith.select %[[IN1]], %[[RUN1]]#0, %cst : f16
+// SPIRV: scf.if %[[IN0]] {
+// SPIRV: tile.buffer_store_run
+// SPIRV: scf.if %[[IN1]] {
+// SPIRV: tile.buffer_store_run
 // SPIRV-NOT: memref.load
 // SPIRV-NOT: memref.store
 // SPIRV: gpu.return

@@ -1,6 +1,7 @@
 // The public handles (Device, Buffer, Module, Kernel): bounds and signature checks, then the driver call.
 #include "Impl.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <string_view>
@@ -174,8 +175,11 @@ Result<Buffer> Device::allocate(DType dtype, size_t count) {
   if (bi.maxBufferBytes && bytes > bi.maxBufferBytes)
     return Status(StatusCode::Unsupported, "allocate: " + std::to_string(bytes) + " bytes exceed the largest buffer " +
                                                describe() + " can bind (" + std::to_string(bi.maxBufferBytes) + " bytes)");
-  // Zero-length buffers are legal handles; native APIs reject zero-size allocations.
-  Result<std::unique_ptr<detail::DriverBuffer>> native = impl_->native->allocate(bytes < 4 ? 4 : bytes);
+  // Zero-length buffers are legal handles; native APIs reject zero-size allocations. Every buffer
+  // holds at least 16 bytes: a Vulkan kernel's masked-off 16-byte run reads the buffer's first
+  // 16 instead of branching around the load (SPIRVTargetInfo::loadRunIf).
+  constexpr size_t kMinimumBytes = 16;
+  Result<std::unique_ptr<detail::DriverBuffer>> native = impl_->native->allocate(std::max(bytes, kMinimumBytes));
   if (!native) return native.status();
   Buffer b;
   b.impl_ = std::make_shared<detail::BufferImpl>();
