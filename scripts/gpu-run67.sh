@@ -7,6 +7,7 @@
 # Here (build machine), for D = old (the build before the change) and new (after it):
 #   05_matmul 16 16 16 --dtype=f16 --act=none --config=C [--stages=2] --write-package=.gpu-stage/pkgs/D/mm/
 #     (C = 128x256x32/16, 256x128x32/8, 128x128x32/8; --stages=2 at the last two)
+#   05_matmul 16 16 16 --dtype=f32 --act=none --config=128x128x16/8 --write-package=.gpu-stage/pkgs/D/mm/
 #   05_matmul 16 16 16 --dtype=bf16 --act=none --config=128x256x32/16 --write-package=.gpu-stage/pkgs/D/mm/
 #   06_flash_attention 1 1 64 128 --dtype=f16 --blocks=64x32 --write-package=.gpu-stage/pkgs/D/att/
 #   tessera-bench --compile-only --subgroups=32 --write-packages=.gpu-stage/pkgs/D/bench
@@ -30,6 +31,8 @@ for c in 256x128x32/8 128x128x32/8; do for d in old new; do
   echo "-- $d $c stages 2"; m $d 4096 4096 4096 --dtype=f16 --act=none --config=$c --stages=2 --repeat=20
 done; done
 echo "-- new 128x128x32/8 stages 1"; m new 4096 4096 4096 --dtype=f16 --act=none --config=128x128x32/8 --repeat=20
+echo "-- f32 128x128x16/8, old / new"
+for d in old new old new; do echo "-- $d f32"; m $d 4096 4096 4096 --dtype=f32 --act=none --config=128x128x16/8 --repeat=10; done
 echo "== $(date -u +%T) the driver's statistics, new"
 for f in $S/pkgs/new/mm/*.tspkg; do echo "-- $f"; TESSERA_BACKEND=vulkan $S/bin/tessera kernels $f 2>&1 | grep -E "Register Count|Local Memory"; done
 echo "== $(date -u +%T) anchors"

@@ -181,7 +181,21 @@ struct FromElementsLowering final : OpConversionPattern<vector::FromElementsOp> 
   }
 };
 
-/// tile.buffer_load_run => one 16-byte load (four words, split into the run's elements).
+/// Whether `v` is a constant whose bits are all 0 (integer 0, float +0).
+bool zeroBits(Value v) {
+  Attribute a;
+  if (!matchPattern(v, m_Constant(&a)))
+    return false;
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return i.getValue().isZero();
+  if (auto f = dyn_cast<FloatAttr>(a))
+    return f.getValue().bitcastToAPInt().isZero();
+  return false;
+}
+
+/// tile.buffer_load_run => one 16-byte load (four words, split into the run's elements). With a
+/// condition: the load reads unit 0 where it does not hold, and each word is selected between the
+/// loaded one and `otherwise`'s (four selects, whatever the element type).
 struct BufferLoadRunLowering final : OpConversionPattern<tile::BufferLoadRunOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(tile::BufferLoadRunOp op, OpAdaptor adaptor, ConversionPatternRewriter &r) const override {
@@ -189,13 +203,25 @@ struct BufferLoadRunLowering final : OpConversionPattern<tile::BufferLoadRunOp> 
     Type elem = op.getValues().front().getType();
     if (elem.getIntOrFloatBitWidth() > 32)
       return r.notifyMatchFailure(op, "64-bit runs are read element by element");
-    Value unit = sixteenByteUnit(r, loc, adaptor.getBuffer(), adaptor.getIndex());
+    Value cond = adaptor.getCond(), index = adaptor.getIndex();
+    if (cond)
+      index = spirv::SelectOp::create(r, loc, cond, index, spirv::ConstantOp::getZero(index.getType(), loc, r));
+    Value unit = sixteenByteUnit(r, loc, adaptor.getBuffer(), index);
     if (!unit)
       return r.notifyMatchFailure(op, "the buffer is not a kernel argument");
     Value words = spirv::LoadOp::create(r, loc, unit);
+    const size_t perWord = op.getValues().size() / 4;
     SmallVector<Value> out;
-    for (int32_t w = 0; w < 4; ++w)
-      out.append(wordElements(r, loc, spirv::CompositeExtractOp::create(r, loc, words, ArrayRef<int32_t>{w}), elem));
+    for (int32_t w = 0; w < 4; ++w) {
+      Value word = spirv::CompositeExtractOp::create(r, loc, words, ArrayRef<int32_t>{w});
+      if (cond) {
+        ValueRange other = adaptor.getOtherwise().slice(size_t(w) * perWord, perWord);
+        word = spirv::SelectOp::create(r, loc, cond, word,
+                                       llvm::all_of(other, zeroBits) ? spirv::ConstantOp::getZero(word.getType(), loc, r)
+                                                                     : elementsWord(r, loc, other));
+      }
+      out.append(wordElements(r, loc, word, elem));
+    }
     r.replaceOp(op, out);
     return success();
   }

@@ -118,30 +118,30 @@ public:
     SmallVector<Value> out;
     for (size_t j = 0; j < indices.size(); j += size_t(per)) {
       auto run = tile::BufferLoadRunOp::create(b, loc, SmallVector<Type>(size_t(per), elem), buffer,
-                                               unitIndex(b, loc, indices[j], per));
+                                               unitIndex(b, loc, indices[j], per), Value(), ValueRange());
       out.append(run.getValues().begin(), run.getValues().end());
     }
     return out;
   }
 
-  // SPIR-V has no predicated access; a run of whole 16-byte units reads, where `cond` does not
-  // hold, the buffer's first unit instead (every buffer the runtime makes holds at least 16
-  // bytes), and its elements then take `otherwise`: no branch, so the loads of a thread's runs
-  // stay in flight together however their bits fall (a load behind a branch was issued only
-  // after the previous branch's merge by NVIDIA's Vulkan compiler).
+  // SPIR-V has no predicated access; a run of whole 16-byte units where `cond` does not hold
+  // reads the buffer's first unit instead (every buffer the runtime makes holds at least 16
+  // bytes), and its elements then take `otherwise` (tile.buffer_load_run ... if cond else
+  // (otherwise), lowered in GPUToSPIRV.cpp): no branch, so the loads of a thread's runs stay in
+  // flight together however their bits fall (a load behind a branch was issued only after the
+  // previous branch's merge by NVIDIA's Vulkan compiler).
   bool hasPredicatedRuns(Type elem, int64_t n) const override { return unitElements(size_t(n), elem) != 0; }
   SmallVector<Value> loadRunIf(OpBuilder &b, Location loc, Value buffer, ValueRange indices, Type elem, Value cond,
                                ValueRange otherwise) const override {
     const int64_t per = unitElements(indices.size(), elem);
     if (!per)
       return {};
-    Value first = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
     SmallVector<Value> out;
     for (size_t j = 0; j < indices.size(); j += size_t(per)) {
-      Value unit = arith::SelectOp::create(b, loc, cond, unitIndex(b, loc, indices[j], per), first);
-      auto run = tile::BufferLoadRunOp::create(b, loc, SmallVector<Type>(size_t(per), elem), buffer, unit);
-      for (int64_t k = 0; k < per; ++k)
-        out.push_back(arith::SelectOp::create(b, loc, cond, run.getValues()[k], otherwise[j + size_t(k)]));
+      auto run = tile::BufferLoadRunOp::create(b, loc, SmallVector<Type>(size_t(per), elem), buffer,
+                                               unitIndex(b, loc, indices[j], per), cond,
+                                               otherwise.slice(j, size_t(per)));
+      out.append(run.getValues().begin(), run.getValues().end());
     }
     return out;
   }

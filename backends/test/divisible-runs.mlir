@@ -2,6 +2,7 @@
 // RUN: sed -e 's/ {tile.divisibility = 16 : i64}//' %s | tessera-opt --convert-tile-to-gpu="target=nvptx" | FileCheck %s --check-prefix=PLAIN
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=32" | FileCheck %s --check-prefix=SPIRV
 // RUN: sed -e 's/ {tile.divisibility = 16 : i64}//' %s | tessera-opt --convert-tile-to-gpu="target=spirv subgroup-size=32" | FileCheck %s --check-prefix=SPIRV-PLAIN
+// RUN: %tessera compile %s --emit=spirv-mlir --subgroup-size=32 | FileCheck %s --check-prefix=SPIRV-MLIR
 
 // A row of 512 f16 over one warp (two runs of 8 a thread, at row + 8 tid and row + 8 tid + 256),
 // masked by cols < n, the rows n elements apart. With n a multiple of 16 (tile.divisibility, a
@@ -38,13 +39,9 @@
 
 // SPIRV-LABEL: gpu.func @rows
 // SPIRV-NOT: scf.if
-// SPIRV: %[[UNIT0:.*]] = arith.select %[[IN0:[0-9]+]], %{{.*}}, %c0_i32{{.*}} : i32
-// SPIRV-NEXT: %[[RUN0:.*]]:8 = tile.buffer_load_run %arg0[%[[UNIT0]]]
-// SPIRV-NEXT: arith.select %[[IN0]], %[[RUN0]]#0, %cst : f16
+// SPIRV: tile.buffer_load_run %arg0[%{{.*}}] if %[[IN0:[0-9]+]] else(%cst, %cst, %cst, %cst, %cst, %cst, %cst, %cst : f16, f16, f16, f16, f16, f16, f16, f16)
 // SPIRV-NOT: scf.if
-// SPIRV: %[[UNIT1:.*]] = arith.select %[[IN1:[0-9]+]], %{{.*}}, %c0_i32{{.*}} : i32
-// SPIRV-NEXT: %[[RUN1:.*]]:8 = tile.buffer_load_run %arg0[%[[UNIT1]]]
-// SPIRV-NEXT: arith.select %[[IN1]], %[[RUN1]]#0, %cst : f16
+// SPIRV: tile.buffer_load_run %arg0[%{{.*}}] if %[[IN1:[0-9]+]] else(
 // SPIRV: scf.if %[[IN0]] {
 // SPIRV: tile.buffer_store_run
 // SPIRV: scf.if %[[IN1]] {
@@ -52,6 +49,18 @@
 // SPIRV-NOT: memref.load
 // SPIRV-NOT: memref.store
 // SPIRV: gpu.return
+
+// In SPIR-V: the unit read is unit 0 where the bit is clear, and each of the four words is
+// selected (the elements' `other`, +0, is the word 0).
+// SPIRV-MLIR-LABEL: spirv.func @rows
+// SPIRV-MLIR-NOT: spirv.mlir.selection
+// SPIRV-MLIR: %[[UNIT:.*]] = spirv.Select %[[BIT:.*]], %{{.*}}, %{{.*}} : i1, i32
+// SPIRV-MLIR: %[[AT:.*]] = spirv.AccessChain %{{.*}}[%{{.*}}, %[[UNIT]]]
+// SPIRV-MLIR: %[[WORDS:.*]] = spirv.Load "StorageBuffer" %[[AT]] : vector<4xi32>
+// SPIRV-MLIR-COUNT-4: spirv.Select %[[BIT]], %{{.*}}, %cst0_i32{{.*}} : i1, i32
+// SPIRV-MLIR: spirv.Load "StorageBuffer" %{{.*}} : vector<4xi32>
+// SPIRV-MLIR-COUNT-4: spirv.Select
+// SPIRV-MLIR: spirv.mlir.selection
 
 // SPIRV-PLAIN-LABEL: gpu.func @rows
 // SPIRV-PLAIN-COUNT-16: memref.load

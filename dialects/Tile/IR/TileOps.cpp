@@ -150,7 +150,15 @@ static LogicalResult verifyRun(Operation *op, Type buffer, TypeRange types) {
   return success();
 }
 
-LogicalResult BufferLoadRunOp::verify() { return verifyRun(*this, getBuffer().getType(), getValues().getTypes()); }
+LogicalResult BufferLoadRunOp::verify() {
+  if (failed(verifyRun(*this, getBuffer().getType(), getValues().getTypes())))
+    return failure();
+  if (!getCond() && !getOtherwise().empty())
+    return emitOpError() << "has `otherwise` values but no condition";
+  if (getCond() && TypeRange(getOtherwise().getTypes()) != TypeRange(getValues().getTypes()))
+    return emitOpError() << "needs one `otherwise` value of the result's type per element, got " << getOtherwise().size();
+  return success();
+}
 LogicalResult BufferStoreRunOp::verify() { return verifyRun(*this, getBuffer().getType(), getValues().getTypes()); }
 
 LogicalResult DotOp::verify() {

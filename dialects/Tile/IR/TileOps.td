@@ -200,7 +200,7 @@ def Tile_BufferAtomicOp : Tile_Op<"buffer_atomic", [MemoryEffects<[MemRead, MemW
   }];
 }
 
-def Tile_BufferLoadRunOp : Tile_Op<"buffer_load_run", [MemoryEffects<[MemRead]>]> {
+def Tile_BufferLoadRunOp : Tile_Op<"buffer_load_run", [MemoryEffects<[MemRead]>, AttrSizedOperandSegments]> {
   let summary = "16 contiguous bytes of a buffer as its elements (SPIR-V lowering of whole runs)";
   let description = [{
     Emitted by `convert-tile-to-gpu` for the SPIR-V target where a thread reads a whole run of
@@ -208,10 +208,17 @@ def Tile_BufferLoadRunOp : Tile_Op<"buffer_load_run", [MemoryEffects<[MemRead]>]
     results are the run's elements in order. The SPIR-V conversion reads it through a second view
     of the same binding, an array of 16-byte vectors, so the driver sees one wide access. It never
     appears in a traced kernel.
+
+    With `if %cond else (%otherwise...)` (a run proven whole under one mask bit), the run is read
+    only where `cond` holds; elsewhere the access reads the buffer's first 16 bytes instead (the
+    runtime makes every buffer at least that long) and the results are `otherwise`, chosen a
+    32-bit word at a time: no branch.
   }];
-  let arguments = (ins AnyMemRef:$buffer, I32:$index);
+  let arguments = (ins AnyMemRef:$buffer, I32:$index, Optional<I1>:$cond, Variadic<AnyType>:$otherwise);
   let results = (outs Variadic<AnyType>:$values);
-  let assemblyFormat = "$buffer `[` $index `]` attr-dict `:` type($buffer) `->` type($values)";
+  let assemblyFormat = [{
+    $buffer `[` $index `]` (`if` $cond^ `else` `(` $otherwise `:` type($otherwise) `)`)? attr-dict `:` type($buffer) `->` type($values)
+  }];
   let hasVerifier = 1;
 }
 

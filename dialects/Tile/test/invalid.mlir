@@ -117,3 +117,27 @@ func.func @dot_types(%a: tensor<16x16xf16>, %c: tensor<16x16xf16>) {
   %0 = tile.dot %a, %a, %c : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf16>
   return
 }
+
+// -----
+
+func.func @buffer_load_run_bytes(%b: memref<?xf16>, %i: i32) {
+  // expected-error @+1 {{needs 16 bytes of 'f16', got 4 values}}
+  %0:4 = tile.buffer_load_run %b[%i] : memref<?xf16> -> f16, f16, f16, f16
+  return
+}
+
+// -----
+
+func.func @buffer_load_run_otherwise(%b: memref<?xf32>, %i: i32, %c: i1, %o: f32) {
+  // expected-error @+1 {{needs one `otherwise` value of the result's type per element, got 2}}
+  %0:4 = tile.buffer_load_run %b[%i] if %c else(%o, %o : f32, f32) : memref<?xf32> -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @buffer_load_run_no_condition(%b: memref<?xf32>, %i: i32, %o: f32) {
+  // expected-error @+1 {{has `otherwise` values but no condition}}
+  %0:4 = "tile.buffer_load_run"(%b, %i, %o, %o, %o, %o) <{operandSegmentSizes = array<i32: 1, 1, 0, 4>}> : (memref<?xf32>, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  return
+}
