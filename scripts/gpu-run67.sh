@@ -32,15 +32,15 @@ for c in 256x128x32/8 128x128x32/8; do for d in old new; do
 done; done
 echo "-- new 128x128x32/8 stages 1"; m new 4096 4096 4096 --dtype=f16 --act=none --config=128x128x32/8 --repeat=20
 echo "-- f32 128x128x16/8, old / new"
-for d in old new old new; do echo "-- $d f32"; m $d 4096 4096 4096 --dtype=f32 --act=none --config=128x128x16/8 --repeat=10; done
-echo "== $(date -u +%T) the driver's statistics, new"
-for f in $S/pkgs/new/mm/*.tspkg; do echo "-- $f"; TESSERA_BACKEND=vulkan $S/bin/tessera kernels $f 2>&1 | grep -E "Register Count|Local Memory"; done
+for d in old new; do echo "-- $d f32"; m $d 4096 4096 4096 --dtype=f32 --act=none --config=128x128x16/8 --repeat=10; done
 echo "== $(date -u +%T) anchors"
 python3 bench/dot_anchors.py
 echo "== $(date -u +%T) row kernels through Vulkan, old / new in turns"
-for round in 1 2; do for d in old new; do echo "-- $d"; b vulkan $d --mode=fast; done; done
+for d in old new; do echo "-- $d"; b vulkan $d --mode=fast; done
 echo "== $(date -u +%T) attention f16 B4 H32 L4096 D128 and bf16 matmul, old / new"
 for d in old new; do echo "-- $d"; fa $d 4 32 4096 128 --dtype=f16 --repeat=5; m $d 4096 4096 4096 --dtype=bf16 --act=none --config=128x256x32/16 --repeat=20; done
+echo "== $(date -u +%T) the driver's statistics, new"
+for f in $S/pkgs/new/mm/*.tspkg; do echo "-- $f"; TESSERA_BACKEND=vulkan $S/bin/tessera kernels $f 2>&1 | grep -E "Register Count|Local Memory"; done
 echo "== $(date -u +%T) portable through Vulkan, old / new"
 for d in old new; do echo "-- $d"; b vulkan $d --mode=portable; done
 echo "== $(date -u +%T) done"
