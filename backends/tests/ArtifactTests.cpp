@@ -380,7 +380,9 @@ TEST_CASE("artifact.predicated_runs_of_every_width") {
   // `ld.global.v4.b32` into words that hold `other`'s bits where the row has ended (4 f32, 8
   // f16 or bf16, 16 i8 a word quadruple), stores them as predicated `st.global.v4.b32`, and
   // ptxas takes the code. The element values are
-  // checked by the kernels' GPU runs (docs/gpu-runs.md); lavapipe runs SPIR-V, which branches.
+  // checked by the kernels' GPU runs (docs/gpu-runs.md); SPIR-V's form (no predication: a
+  // masked-off run reads the buffer's first 16 bytes, `other` chosen a word at a time) by
+  // launch.masked_off_runs_read_other_in_every_width.
   auto check = [](const char *what, auto kernel, uint32_t otherBits, int words, Numerics numerics = Numerics::Fast) {
     CAPTURE(what);
     TracedKernel k = require(trace("copy", kernel, {.numWarps = 2, .numerics = numerics}), "trace");

@@ -421,3 +421,53 @@ TEST_CASE("launch.rows_of_multiples_of_16_run_the_specialized_variant") {
     }
   }
 }
+
+TEST_CASE("launch.masked_off_runs_read_other_in_every_width") {
+  // Rows n elements apart read under cols < n with an `other` that is not zero, written whole
+  // (every column of the block), so the masked-off elements show. Where n is a multiple of 16 the
+  // variant runs: on SPIR-V each 16-byte run is read with no branch, a masked-off one from the
+  // buffer's first 16 bytes with `other`'s words chosen instead (4 f32, 8 f16, 16 i8 a run); n = 0
+  // reads only those, from a buffer of no elements (the runtime gives every buffer 16 bytes).
+  constexpr int kBlock = 1024; // 16 elements a thread on 2 warps
+  auto check = [](const char *what, auto element, auto other, auto otherInType, auto draw) {
+    using T = decltype(element);
+    CAPTURE(what);
+    auto copy = [other](tl::Ptr<T> x, tl::Ptr<T> y, tl::Scalar<int32_t> n) {
+      tl::Tile cols = tl::arange(0, kBlock);
+      tl::store(y + tl::program_id(0) * kBlock + cols, tl::load(x + tl::program_id(0) * n + cols, cols < n, other));
+    };
+    TracedKernel traced = require(trace("copy_rows", copy, {.numWarps = 2, .argNames = {"x", "y", "n"}}), "trace");
+    for (DeviceUnderTest &d : everyDevice()) {
+      uint32_t seed = freshSeed();
+      CAPTURE(d.label);
+      CAPTURE(seed);
+      std::mt19937 rng(seed);
+      Kernel k = loadKernel(*d.device, traced);
+      const int32_t multiple = 16 * std::uniform_int_distribution<int32_t>(1, kBlock / 16 - 1)(rng);
+      for (int32_t n : {0, multiple, multiple + std::uniform_int_distribution<int32_t>(1, 15)(rng)}) {
+        CAPTURE(n);
+        const uint32_t rows = std::uniform_int_distribution<uint32_t>(2, 4)(rng);
+        std::vector<T> x(size_t(rows) * size_t(n)), want(size_t(rows) * kBlock);
+        for (T &v : x) v = draw(rng);
+        for (size_t r = 0; r < rows; ++r)
+          for (size_t c = 0; c < size_t(kBlock); ++c)
+            want[r * kBlock + c] = c < size_t(n) ? x[r * size_t(n) + c] : otherInType;
+        Buffer bx = require(d.device->allocate(DTypeOf<T>::value, x.size()), "allocate");
+        if (!x.empty()) REQUIRE(bx.upload(std::span<const T>(x)).ok());
+        Buffer out = poisonedBuffer(*d.device, DTypeOf<T>::value, want.size());
+        Status s = k.launch({rows, 1, 1}, {bx, out, n});
+        REQUIRE_MESSAGE(s.ok(), s.toString());
+        // Compared as bits (f16 has no std::to_string).
+        using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>;
+        std::vector<Bits> got(want.size()), expected(want.size());
+        REQUIRE(out.download(std::span<Bits>(got)).ok());
+        std::memcpy(expected.data(), want.data(), want.size() * sizeof(T));
+        checkExact(got, expected, seed);
+      }
+    }
+  };
+  check("f32", float{}, 2.5f, 2.5f, [](std::mt19937 &g) { return std::uniform_real_distribution<float>(-8.f, 8.f)(g); });
+  check("f16", f16{}, -1.5f, f16::fromFloat(-1.5f),
+        [](std::mt19937 &g) { return f16::fromFloat(std::uniform_real_distribution<float>(-8.f, 8.f)(g)); });
+  check("i8", int8_t{}, -3, int8_t(-3), [](std::mt19937 &g) { return int8_t(std::uniform_int_distribution<int>(-100, 100)(g)); });
+}
