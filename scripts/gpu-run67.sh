@@ -18,8 +18,7 @@ m() { local d=$1; shift; TESSERA_BACKEND=vulkan timeout 90 $S/bin/05_matmul_aot 
 fa() { local d=$1; shift; TESSERA_BACKEND=vulkan timeout 90 $S/bin/06_flash_attention_aot "$@" --package-dir=$S/pkgs/$d/att 2>&1 | grep -v "matrix units"; }
 b() { local be=$1 d=$2; shift 2; TESSERA_BACKEND=$be timeout 120 $S/bin/tessera-bench-aot --packages=$S/pkgs/$d/bench "$@" 2>&1 | grep -E "^(add|softmax|layernorm)"; }
 echo "== $(date -u +%T) checked (ragged and divisible), new"
-m new 333 517 200 --dtype=f16 --act=gelu; m new 1040 528 272 --dtype=f16 --act=gelu; m new 1000 1000 1000 --dtype=bf16 --act=none --config=128x256x32/16
-fa new 2 1 333 128 --dtype=f16 --causal; fa new 1 2 1040 128 --dtype=f16 --causal
+m new 333 517 200 --dtype=f16 --act=gelu; m new 1040 528 272 --dtype=f16 --act=gelu; fa new 1 2 1040 128 --dtype=f16 --causal
 echo "== $(date -u +%T) matmul f16 4096^3 through Vulkan, old / new in turns"
 for round in 1 2; do
   for c in 128x256x32/16 256x128x32/8; do for d in old new; do
@@ -33,14 +32,16 @@ done; done
 echo "-- new 128x128x32/8 stages 1"; m new 4096 4096 4096 --dtype=f16 --act=none --config=128x128x32/8 --repeat=20
 echo "-- f32 128x128x16/8, old / new"
 for d in old new; do echo "-- $d f32"; m $d 4096 4096 4096 --dtype=f32 --act=none --config=128x128x16/8 --repeat=10; done
-echo "== $(date -u +%T) anchors"
-python3 bench/dot_anchors.py
 echo "== $(date -u +%T) row kernels through Vulkan, old / new in turns"
 for d in old new; do echo "-- $d"; b vulkan $d --mode=fast; done
+echo "== $(date -u +%T) more checks, new"
+m new 1000 1000 1000 --dtype=bf16 --act=none --config=128x256x32/16; fa new 2 1 333 128 --dtype=f16 --causal
 echo "== $(date -u +%T) attention f16 B4 H32 L4096 D128 and bf16 matmul, old / new"
 for d in old new; do echo "-- $d"; fa $d 4 32 4096 128 --dtype=f16 --repeat=5; m $d 4096 4096 4096 --dtype=bf16 --act=none --config=128x256x32/16 --repeat=20; done
 echo "== $(date -u +%T) the driver's statistics, new"
 for f in $S/pkgs/new/mm/*.tspkg; do echo "-- $f"; TESSERA_BACKEND=vulkan $S/bin/tessera kernels $f 2>&1 | grep -E "Register Count|Local Memory"; done
 echo "== $(date -u +%T) portable through Vulkan, old / new"
 for d in old new; do echo "-- $d"; b vulkan $d --mode=portable; done
+echo "== $(date -u +%T) anchors"
+python3 bench/dot_anchors.py
 echo "== $(date -u +%T) done"
