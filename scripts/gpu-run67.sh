@@ -3,15 +3,16 @@
 # a branch (a masked-off run reads the buffer's first 16 bytes and its elements take `other`:
 # SPIRVTargetInfo::loadRunIf), and SPIR-V variants that count a dot's operands (so the matmul's
 # A and B loads are proven whole where M, N, K are multiples of 16). "new" packages are this
-# commit's, "old" the same kernels from the commit before, timed in turns through Vulkan.
-# Here (build machine), for D = old (the build before the change) and new (after it):
+# commit's, "old" the same kernels from commit 2a8ff79's compiler, timed in turns through Vulkan.
+# Here (build machine): bash scripts/stage-run67.sh, which compiles for D = old (commit 2a8ff79's
+# compiler) and new (this build's):
 #   05_matmul 16 16 16 --dtype=f16 --act=none --config=C [--stages=2] --write-package=.gpu-stage/pkgs/D/mm/
 #     (C = 128x256x32/16, 256x128x32/8, 128x128x32/8; --stages=2 at the last two)
 #   05_matmul 16 16 16 --dtype=f32 --act=none --config=128x128x16/8 --write-package=.gpu-stage/pkgs/D/mm/
 #   05_matmul 16 16 16 --dtype=bf16 --act=none --config=128x256x32/16 --write-package=.gpu-stage/pkgs/D/mm/
 #   06_flash_attention 1 1 64 128 --dtype=f16 --blocks=64x32 --write-package=.gpu-stage/pkgs/D/att/
 #   tessera-bench --compile-only --subgroups=32 --write-packages=.gpu-stage/pkgs/D/bench
-# and the new build's tessera, 05_matmul_aot, 06_flash_attention_aot, tessera-bench-aot in
+# and puts this build's tessera, 05_matmul_aot, 06_flash_attention_aot, tessera-bench-aot in
 # .gpu-stage/bin, its runtime in .gpu-stage/lib. Carry .gpu .gpu-stage.
 source scripts/gpu-setup.sh gpu-run67.log; S=.gpu-stage
 m() { local d=$1; shift; TESSERA_BACKEND=vulkan timeout 90 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$d/mm 2>&1 | grep -v "matrix units"; }
