@@ -56,8 +56,11 @@ public:
   virtual void storeRun(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, mlir::ValueRange indices,
                         mlir::ValueRange values) const;
   /// loadRun where `cond` (i1) holds and `otherwise` (a value per element) where it does not,
-  /// without a branch: a predicated access, whose result needs no merge of two paths (each
-  /// element of a merged run takes a register of its own on NVIDIA). Empty, creating nothing,
+  /// without a branch: a predicated access (NVPTX), or one that reads the buffer's first 16 bytes
+  /// where `cond` does not hold and then selects `otherwise` (SPIR-V, which has no predication),
+  /// whose result needs no merge of two paths (each element of a merged run takes a register of
+  /// its own on NVIDIA; a load behind a branch waited for the branch before it on NVIDIA's Vulkan
+  /// compiler). Empty, creating nothing,
   /// where the target has no such access for this run (hasPredicatedRuns; the caller branches).
   virtual bool hasPredicatedRuns(mlir::Type, int64_t) const { return false; }
   virtual llvm::SmallVector<mlir::Value> loadRunIf(mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::ValueRange,
