@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <array>
 
 using namespace mlir;
@@ -452,12 +453,18 @@ Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const T
     e.args = k.signature();
     e.numWarps = k.numWarps();
     e.tileIR = k.tileIR();
-    const std::vector<uint32_t> divisibleForPtx = specializedArgs(k, false), divisibleForSpirv = specializedArgs(k, true);
+    // Per kind of target, worked out for the first target of that kind (each analysis clones
+    // the kernel and proves its runs a few times over).
+    std::optional<std::vector<uint32_t>> divisibleFor[2]; // PTX, SPIR-V
     for (const TargetDesc &t : targets) {
       Result<TargetDesc> valid = validateTarget(t);
       if (!valid)
         return valid.status();
-      const std::vector<uint32_t> &divisible = valid->kind == TargetKind::PTX ? divisibleForPtx : divisibleForSpirv;
+      const bool ptx = valid->kind == TargetKind::PTX;
+      std::optional<std::vector<uint32_t>> &known = divisibleFor[ptx ? 0 : 1];
+      if (!known)
+        known = specializedArgs(k, /*dotOperands=*/!ptx);
+      const std::vector<uint32_t> &divisible = *known;
       // PTX is compiled with bulk tensor copies allowed. Where the kernel then takes tensor maps,
       // that is a second form of the code (the runtime picks it per launch) and the first is
       // compiled without them; otherwise it is the only form (nothing was planned differently).

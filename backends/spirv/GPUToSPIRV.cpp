@@ -181,18 +181,6 @@ struct FromElementsLowering final : OpConversionPattern<vector::FromElementsOp> 
   }
 };
 
-/// Whether `v` is a constant whose bits are all 0 (integer 0, float +0).
-bool zeroBits(Value v) {
-  Attribute a;
-  if (!matchPattern(v, m_Constant(&a)))
-    return false;
-  if (auto i = dyn_cast<IntegerAttr>(a))
-    return i.getValue().isZero();
-  if (auto f = dyn_cast<FloatAttr>(a))
-    return f.getValue().bitcastToAPInt().isZero();
-  return false;
-}
-
 /// tile.buffer_load_run => one 16-byte load (four words, split into the run's elements). With a
 /// condition: the load reads unit 0 where it does not hold, and each word is selected between the
 /// loaded one and `otherwise`'s (four selects, whatever the element type).
@@ -211,6 +199,7 @@ struct BufferLoadRunLowering final : OpConversionPattern<tile::BufferLoadRunOp> 
       return r.notifyMatchFailure(op, "the buffer is not a kernel argument");
     Value words = spirv::LoadOp::create(r, loc, unit);
     const size_t perWord = op.getValues().size() / 4;
+    auto zeroBits = [](Value v) { return matchPattern(v, m_Zero()) || matchPattern(v, m_PosZeroFloat()); };
     SmallVector<Value> out;
     for (int32_t w = 0; w < 4; ++w) {
       Value word = spirv::CompositeExtractOp::create(r, loc, words, ArrayRef<int32_t>{w});
