@@ -31,6 +31,9 @@ for c in 256x128x32/8 128x128x32/8; do for d in old new; do
   echo "-- $d $c stages 2"; m $d 4096 4096 4096 --dtype=f16 --act=none --config=$c --stages=2 --repeat=20
 done; done
 echo "-- new 128x128x32/8 stages 1"; m new 4096 4096 4096 --dtype=f16 --act=none --config=128x128x32/8 --repeat=20
+echo "== $(date -u +%T) short K (A's rows 512 B apart, not 8 KiB): does the loads' stride cost?"
+for k in 256 512 4096; do echo "-- new 128x256x32/16 K=$k"; m new 4096 4096 $k --dtype=f16 --act=none --config=128x256x32/16 --repeat=20; done
+echo "-- new 128x256x32/16 M=N=8192 K=256"; m new 8192 8192 256 --dtype=f16 --act=none --config=128x256x32/16 --repeat=20
 echo "-- f32 128x128x16/8, old / new"
 for d in old new; do echo "-- $d f32"; m $d 4096 4096 4096 --dtype=f32 --act=none --config=128x128x16/8 --repeat=10; done
 echo "== $(date -u +%T) row kernels through Vulkan, old / new in turns"
