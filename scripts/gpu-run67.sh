@@ -13,7 +13,9 @@
 #   06_flash_attention 1 1 64 128 --dtype=f16 --blocks=64x32 --write-package=.gpu-stage/pkgs/D/att/
 #   tessera-bench --compile-only --subgroups=32 --write-packages=.gpu-stage/pkgs/D/bench
 # and puts this build's tessera, 05_matmul_aot, 06_flash_attention_aot, tessera-bench-aot in
-# .gpu-stage/bin, its runtime in .gpu-stage/lib. Carry .gpu .gpu-stage.
+# .gpu-stage/bin, its runtime in .gpu-stage/lib. "pack" (twenty-second session): the two --stages=2
+# packages again with 16-bit pairs carried round the loop as words (PackHalfPairs.cpp), written by
+# 05_matmul --stages=2 --write-package=.gpu-stage/pkgs/pack/mm/. Carry .gpu .gpu-stage.
 source scripts/gpu-setup.sh gpu-run67.log; S=.gpu-stage
 m() { local d=$1; shift; TESSERA_BACKEND=vulkan timeout 90 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$d/mm 2>&1 | grep -v "matrix units"; }
 fa() { local d=$1; shift; TESSERA_BACKEND=vulkan timeout 90 $S/bin/06_flash_attention_aot "$@" --package-dir=$S/pkgs/$d/att 2>&1 | grep -v "matrix units"; }
@@ -27,7 +29,7 @@ for round in 1 2; do
   done; done
 done
 echo "== $(date -u +%T) loads a step ahead (--stages=2), old / new"
-for c in 256x128x32/8 128x128x32/8; do for d in old new; do
+for c in 256x128x32/8 128x128x32/8; do for d in old new pack; do
   echo "-- $d $c stages 2"; m $d 4096 4096 4096 --dtype=f16 --act=none --config=$c --stages=2 --repeat=20
 done; done
 echo "-- new 128x128x32/8 stages 1"; m new 4096 4096 4096 --dtype=f16 --act=none --config=128x128x32/8 --repeat=20
@@ -43,7 +45,7 @@ m new 1000 1000 1000 --dtype=bf16 --act=none --config=128x256x32/16; fa new 2 1 
 echo "== $(date -u +%T) attention f16 B4 H32 L4096 D128 and bf16 matmul, old / new"
 for d in old new; do echo "-- $d"; fa $d 4 32 4096 128 --dtype=f16 --repeat=5; m $d 4096 4096 4096 --dtype=bf16 --act=none --config=128x256x32/16 --repeat=20; done
 echo "== $(date -u +%T) the driver's statistics, new"
-for f in $S/pkgs/new/mm/*.tspkg; do echo "-- $f"; TESSERA_BACKEND=vulkan $S/bin/tessera kernels $f 2>&1 | grep -E "Register Count|Local Memory"; done
+for f in $S/pkgs/new/mm/*.tspkg $S/pkgs/pack/mm/*.tspkg; do echo "-- $f"; TESSERA_BACKEND=vulkan $S/bin/tessera kernels $f 2>&1 | grep -E "Register Count|Local Memory"; done
 echo "== $(date -u +%T) portable through Vulkan, old / new"
 for d in old new; do echo "-- $d"; b vulkan $d --mode=portable; done
 echo "== $(date -u +%T) anchors"

@@ -488,6 +488,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
       return failure();
     if (portable && softF32Denormals && failed(emulateF32Denormals(gpuModule)))
       return failure();
+    packHalfPairsAcrossLoops(gpuModule);
     spirv::TargetEnvAttr targetAttr = spirv::lookupTargetEnvOrDefault(gpuModule);
     std::unique_ptr<ConversionTarget> target = SPIRVConversionTarget::get(targetAttr);
     SPIRVConversionOptions options;

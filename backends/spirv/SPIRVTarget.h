@@ -42,6 +42,9 @@ inline constexpr const char *kPhiBranchAttr = "tessera.phi_branch";
 /// branch that redoes it in f64 where a driver that flushes denormals may have got it wrong, so
 /// the results are IEEE's with or without flushing (SoftF32Denormals.cpp).
 mlir::LogicalResult emulateF32Denormals(mlir::gpu::GPUModuleOp module);
+/// Carries each pair of 16-bit loop-carried values that one 32-bit word of a load gives on entry
+/// and from the body as that word (PackHalfPairs.cpp).
+void packHalfPairsAcrossLoops(mlir::gpu::GPUModuleOp module);
 /// Fails when a buffer's element width in the SPIR-V differs from the declared dtype (the
 /// upstream conversion may widen 8/16-bit buffers when capabilities are missing).
 mlir::LogicalResult checkBufferABI(mlir::ModuleOp module, const std::vector<ArgSpec> &signature, std::string &error);
