@@ -84,8 +84,12 @@ SmallVector<Value> loadsAt(OpBuilder &b, ArrayRef<Value> loopIvs, ArrayRef<Candi
   return out;
 }
 
+/// Marks a loop whose loads this pass has issued ahead: a second run (tessera compile of
+/// --emit=tile-opt output, whose kernel keeps tile.num_stages) leaves it as it is.
+constexpr const char *kPipelinedAttr = "tile.loads_pipelined";
+
 void pipeline(scf::ForOp loop) {
-  if (!bodyOnlyReads(loop)) return;
+  if (loop->hasAttr(kPipelinedAttr) || !bodyOnlyReads(loop)) return;
   SmallVector<Candidate> candidates;
   for (Operation &op : loop.getBody()->without_terminator()) {
     auto load = dyn_cast<LoadOp>(&op);
@@ -125,6 +129,7 @@ void pipeline(scf::ForOp loop) {
       cast<LoopLikeOpInterface>(loop.getOperation()).replaceWithAdditionalYields(rewriter, initial, /*replaceInitOperandUsesInLoop=*/false, yieldNext);
   if (failed(replaced)) return;
   auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  newLoop->setAttr(kPipelinedAttr, rewriter.getUnitAttr());
   // The body's own loads become the tiles carried in.
   const unsigned firstCarried = newLoop.getNumRegionIterArgs() - candidates.size();
   for (auto [i, c] : llvm::enumerate(candidates)) {

@@ -4,6 +4,15 @@
 // that store, loads that depend on iter_args or on other loads, and kernels without the
 // attribute are left alone.
 // RUN: tessera-opt %s --tile-pipeline-loads --canonicalize | FileCheck %s
+// A loop the pass has pipelined is marked (tile.loads_pipelined) and left alone when it runs
+// again (tessera compile of --emit=tile-opt output, whose kernel keeps tile.num_stages): its
+// loads stay one iteration ahead, not two.
+// RUN: tessera-opt %s --tile-pipeline-loads --canonicalize --tile-pipeline-loads --canonicalize | FileCheck %s --check-prefix=TWICE
+// TWICE-LABEL: func.func @sum
+// TWICE-COUNT-2: tile.load
+// TWICE-NOT: tile.load
+// TWICE: {tile.loads_pipelined}
+// TWICE-LABEL: func.func @unmasked
 
 // CHECK-LABEL: func.func @sum
 // CHECK: %[[FIRST:.*]] = arith.cmpi sgt, %[[N:.*]], %{{.*}} : i32
