@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Run 68b (twenty-second session), GPU test-machine side: what run 67's device time left allowed
+# of run 68. The memory-bound harness in fast mode through Vulkan and CUDA with this build (run
+# 67 saw the Vulkan layernorm 4096 x 8192 at 2585 GB/s), PyTorch and Triton in the same call,
+# the ratios; then the Vulkan matmul at 128 x 128 x 32 / 8 (run 67: 51 TFLOP/s with this build,
+# 88 in run 62), old against new, and new without its variant (TESSERA_SPECIALIZE=0).
+# Here first: scripts/stage-run68.sh (.gpu-bench) after scripts/stage-run67.sh (.gpu-stage).
+# Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/old/mm .gpu-stage/pkgs/new/mm.
+source scripts/gpu-setup.sh gpu-run68b.log; B=.gpu-bench; S=.gpu-stage
+for be in vulkan cuda; do
+  echo "== $(date -u +%T) tessera-bench-aot, fast, TESSERA_BACKEND=$be"
+  TESSERA_BACKEND=$be timeout 120 $B/bin/tessera-bench-aot --packages=$B/pkgs --mode=fast --json="$out/bench-$be.json"
+done
+echo "== $(date -u +%T) anchors"
+PYTHONUNBUFFERED=1 python3 bench/anchors.py "$out/anchors.json"
+echo "== ratios"
+python3 bench/ratios.py "$out/anchors.json" "$out/bench-cuda.json" "$out/bench-vulkan.json" --markdown "$out/ratios.md"
+m() { local d=$1; shift; TESSERA_BACKEND=vulkan timeout 60 $S/bin/05_matmul_aot "$@" --package-dir=$S/pkgs/$d/mm 2>&1 | grep -v "matrix units"; }
+echo "== $(date -u +%T) matmul f16 4096^3 128x128x32/8 through Vulkan"
+for d in old new; do echo "-- $d"; m $d 4096 4096 4096 --dtype=f16 --act=none --config=128x128x32/8 --repeat=20; done
+echo "-- new, TESSERA_SPECIALIZE=0"; export TESSERA_SPECIALIZE=0; m new 4096 4096 4096 --dtype=f16 --act=none --config=128x128x32/8 --repeat=20; unset TESSERA_SPECIALIZE
+echo "== $(date -u +%T) done"
