@@ -4,7 +4,8 @@
 # backends and modes, PyTorch and Triton, ratios; no Nsight profiles), then the dot work with its
 # anchors (bench/dot_anchors.py): the examples' default blocks through CUDA and Vulkan, checked on
 # ragged shapes, then timed. Here first: bash scripts/stage-run68.sh (after stage-run67.sh).
-# Carry .gpu .gpu-bench .gpu-stage.
+# Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/full (the whole .gpu-stage with
+# run 67's package sets exceeds the 64 MiB a call carries).
 TESSERA_NCU=0 bash scripts/gpu-bench.sh
 source scripts/gpu-setup.sh gpu-run68-dot.log; S=.gpu-stage; P=$S/pkgs/full
 python3 bench/dot_anchors.py

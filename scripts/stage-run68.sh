@@ -6,7 +6,7 @@
 # 128x256x64/8 (CUDA) and 128x256x32/16 (Vulkan), also with gelu and with B stored N x K, f32 at
 # 128x128x16/8, attention at 128x128 on 8 warps (CUDA) and 64x32 (Vulkan), D 128 and 64, causal
 # or not. Needs .gpu-stage/bin and .gpu-stage/lib from scripts/stage-run67.sh (this build's
-# runtime-only binaries). Then carry .gpu .gpu-bench .gpu-stage and run scripts/gpu-run68.sh.
+# runtime-only binaries). Then carry what scripts/gpu-run68.sh names and run it there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TESSERA_JOBS=${TESSERA_JOBS:-2} bash scripts/stage-gpu-bench.sh
