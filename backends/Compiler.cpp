@@ -263,6 +263,9 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       const std::string_view v = producer;
       options.producerWarp = v == "1" ? "on" : v == "0" ? "off" : std::string(v);
     }
+    // TESSERA_STAGING_BARRIER=1: the pass's staging-barrier (a measurement switch, docs/bench.md).
+    if (const char *barrier = std::getenv("TESSERA_STAGING_BARRIER"))
+      options.stagingBarrier = std::string_view(barrier) == "1";
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -6,7 +6,9 @@
 # 88 in run 62), old against new, and new's variant against its generic code (TESSERA_SPECIALIZE)
 # at the blocks run 67 timed.
 # Here first: scripts/stage-run68.sh (.gpu-bench) after scripts/stage-run67.sh (.gpu-stage).
-# Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/old/mm .gpu-stage/pkgs/new/mm.
+# "barrier": 05_matmul 16 16 16 --dtype=f16 --act=none --config=128x128x32/8 [--stages=2]
+# --write-package=.gpu-stage/pkgs/barrier/mm/ with TESSERA_STAGING_BARRIER=1 (twenty-second session).
+# Carry .gpu .gpu-bench .gpu-stage/bin .gpu-stage/lib .gpu-stage/pkgs/{old,new,pack,barrier}/mm.
 source scripts/gpu-setup.sh gpu-run68b.log; B=.gpu-bench; S=.gpu-stage
 for be in vulkan cuda; do
   echo "== $(date -u +%T) tessera-bench-aot, fast, TESSERA_BACKEND=$be"
@@ -30,4 +32,12 @@ for c in 128x256x32/16 256x128x32/8 128x128x32/8 "256x128x32/8 --stages=2" "128x
   done
 done
 unset TESSERA_SPECIALIZE
+# Run 67's 128 x 128 x 32 / 8 stages its operands in two halves with one barrier an iteration
+# (its loads then meet their stores with no barrier between); "barrier" keeps the barrier before
+# the writes too (TESSERA_STAGING_BARRIER=1 when compiling), as the larger blocks have it.
+echo "== $(date -u +%T) 128x128x32/8, halves with a barrier before the writes, against without"
+for round in 1 2; do
+  for d in new barrier; do echo "-- $d s1"; m $d 4096 4096 4096 --dtype=f16 --act=none --config=128x128x32/8 --repeat=20; done
+  for d in pack barrier; do echo "-- $d s2"; m $d 4096 4096 4096 --dtype=f16 --act=none --config=128x128x32/8 --stages=2 --repeat=20; done
+done
 echo "== $(date -u +%T) done"

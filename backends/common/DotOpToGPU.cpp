@@ -1318,7 +1318,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
       stageTiles(r, loc, lw,
                  {{aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), storeAs, nullptr, aUnit},
                   {bType, b, {ldb, 1}, bIndex, bCopies * bCount, invariantLoop(op, op.getB()), storeAs, nullptr, bUnit}},
-                 /*asyncReaders=*/false, /*align=*/16, /*leadingBarrier=*/!halves);
+                 /*asyncReaders=*/false, /*align=*/16, /*leadingBarrier=*/!halves || lw.stagingBarrier);
   Value sa = staged[0], sb = staged[1];
 
   MLIRContext *ctx = r.getContext();

@@ -71,6 +71,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "stages the readers release (tensor-copy-release=mbarrier), the warpgroups take turns "
            "issuing each dot (named barriers), so that one's other work overlaps the other's matrix "
            "instructions (measured slower, docs/bench.md)">,
+    Option<"stagingBarrier", "staging-barrier", "bool", /*default=*/"false",
+           "SPIR-V, cooperative matrices in mma.sync's lanes: a dot whose operands are staged in two "
+           "halves (one barrier an iteration) also meets the program at a barrier before writing "
+           "them, as a dot staged once does (a measurement switch: TESSERA_STAGING_BARRIER=1)">,
     Option<"producerWarp", "producer-warp", "std::string", /*default=*/"\"auto\"",
            "NVPTX sm_90a, with tensor-copies: a kernel's one loop whose warpgroup dots take every "
            "operand they copy by tensor copy gets a warpgroup of its own that issues the copies, "

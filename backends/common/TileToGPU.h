@@ -124,6 +124,9 @@ struct TileLowering {
   /// Two warpgroups take turns at the units in loops with several warpgroup dots (option
   /// warpgroup-pingpong): the dots of such a loop, the first of each loop mapped to true.
   bool warpgroupPingpong = false;
+  /// Option staging-barrier: cooperative-matrix dots staged in halves keep the barrier before
+  /// their writes (lowerWithCoopMatrixLanes).
+  bool stagingBarrier = false;
   std::map<mlir::Operation *, bool> pingpongDots;
   /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn
   /// holds them all: no barrier before a joining dot, none passed after a dot the next joins.

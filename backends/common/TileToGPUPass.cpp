@@ -162,7 +162,7 @@ struct TensorCopyOptions {
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
-                          const TensorCopyOptions &copies) {
+                          const TensorCopyOptions &copies, bool stagingBarrier) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   std::string error;
@@ -248,6 +248,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.tensorCopiesOneThread = copies.oneThread;
   lowering.tensorCopiesProgramBarrier = copies.programBarrier;
   lowering.warpgroupPingpong = copies.pingpong;
+  lowering.stagingBarrier = stagingBarrier;
   lowering.maxVec = maxVec;
   lowering.uniformRuns = std::move(uniformRuns);
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
@@ -496,7 +497,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessera_kernels");
     info->annotateModule(gpuModule);
     for (func::FuncOp k : kernels)
-      if (failed(lowerKernel(k, gpuModule, *info, copies)))
+      if (failed(lowerKernel(k, gpuModule, *info, copies, stagingBarrier)))
         return signalPassFailure();
   }
 };

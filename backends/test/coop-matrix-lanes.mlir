@@ -1,4 +1,5 @@
 // RUN: %tessera compile %s --emit=spirv-mlir --coopmat=lanes | FileCheck %s
+// RUN: env TESSERA_STAGING_BARRIER=1 %tessera compile %s --emit=spirv-mlir --coopmat=lanes | FileCheck %s --check-prefix=BARRIER
 
 // Fast f16 dots on cooperative matrices whose accumulator lanes are mma.sync's (chip
 // vulkan1.3+coopmat+mma-lanes). The 64 x 64 accumulator over 4 subgroups takes a 2 x 2 grid (each
@@ -13,6 +14,18 @@
 // 2 x 640 and 2 x 576 vectors), plus one before the loop.
 // CHECK-DAG: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<1280 x vector<4xf16>>)>, Workgroup>
 // CHECK-DAG: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<1152 x vector<4xf16>>)>, Workgroup>
+// With TESSERA_STAGING_BARRIER=1 (the pass's staging-barrier, a measurement switch) the halves
+// keep the barrier before the writes too, as a dot staged once has it: two an iteration.
+// BARRIER-LABEL: spirv.func @grid
+// BARRIER: spirv.mlir.loop
+// BARRIER: %[[PARITY:.*]] = spirv.BitwiseAnd
+// BARRIER: spirv.ControlBarrier
+// BARRIER-NOT: spirv.ControlBarrier
+// BARRIER-COUNT-8: spirv.Store "Workgroup" %{{.*}}, %{{.*}} : vector<4xf16>
+// BARRIER-NEXT: spirv.ControlBarrier
+// BARRIER-NOT: spirv.ControlBarrier
+// BARRIER: spirv.KHR.CooperativeMatrixLoad
+// BARRIER-LABEL: spirv.func @transposed
 // CHECK-LABEL: spirv.func @grid
 // CHECK: spirv.ControlBarrier
 // CHECK: spirv.mlir.loop
