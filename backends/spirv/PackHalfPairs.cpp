@@ -61,86 +61,69 @@ std::pair<Value, Value> unpack(OpBuilder &b, Location loc, Value word, Type elem
   return {lo, hi};
 }
 
-/// Rewrites `loop` with its word pairs packed; false where it has none.
-bool packLoop(scf::ForOp loop) {
+/// Rewrites `loop` with its word pairs packed (nothing where it has none).
+void packLoop(scf::ForOp loop) {
   const unsigned n = loop.getNumRegionIterArgs();
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  SmallVector<bool> first(n, false); // iter_arg i and i + 1 are a pair
-  bool any = false;
-  for (unsigned i = 0; i + 1 < n;) {
+  // The packed loop's iter_args: each the old one at `first`, or the pair first, first + 1.
+  struct Slot {
+    unsigned first;
+    bool pair;
+  };
+  SmallVector<Slot> slots;
+  for (unsigned i = 0; i < n;) {
     Type t = loop.getRegionIterArgs()[i].getType();
-    if (sixteenBit(t) && loop.getRegionIterArgs()[i + 1].getType() == t &&
-        oneWord(loop.getInitArgs()[i], loop.getInitArgs()[i + 1]) &&
-        oneWord(yield.getOperand(i), yield.getOperand(i + 1))) {
-      first[i] = any = true;
-      i += 2;
-    } else {
-      ++i;
-    }
+    const bool pair = i + 1 < n && sixteenBit(t) && loop.getRegionIterArgs()[i + 1].getType() == t &&
+                      oneWord(loop.getInitArgs()[i], loop.getInitArgs()[i + 1]) &&
+                      oneWord(yield.getOperand(i), yield.getOperand(i + 1));
+    slots.push_back({i, pair});
+    i += pair ? 2 : 1;
   }
-  if (!any)
-    return false;
+  if (slots.size() == n)
+    return;
 
   Location loc = loop.getLoc();
+  const SmallVector<Type> types(loop.getResultTypes()); // the old body goes before its last use
   OpBuilder b(loop);
-  SmallVector<Value> inits;
-  for (unsigned i = 0; i < n; ++i) {
-    if (first[i]) {
-      inits.push_back(pack(b, loc, loop.getInitArgs()[i], loop.getInitArgs()[i + 1]));
-      ++i;
-    } else {
-      inits.push_back(loop.getInitArgs()[i]);
+  auto packAll = [&](ValueRange old) {
+    SmallVector<Value> out;
+    for (Slot s : slots)
+      out.push_back(s.pair ? pack(b, loc, old[s.first], old[s.first + 1]) : old[s.first]);
+    return out;
+  };
+  auto unpackAll = [&](ValueRange packed) {
+    SmallVector<Value> out;
+    for (auto [s, v] : llvm::zip_equal(slots, packed)) {
+      if (!s.pair) {
+        out.push_back(v);
+        continue;
+      }
+      auto [lo, hi] = unpack(b, loc, v, types[s.first]);
+      out.append({lo, hi});
     }
-  }
-  auto packed = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), inits);
+    return out;
+  };
+
+  auto packed = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+                                   packAll(loop.getInitArgs()));
   packed->setAttrs(loop->getAttrs());
   Block *body = packed.getBody();
   if (!body->empty())
     body->getTerminator()->erase();
-
-  // The old body's arguments: the induction variable, then each pair's halves.
+  // The old body joins the new one, its arguments the induction variable and the halves.
   b.setInsertionPointToStart(body);
   SmallVector<Value> args{packed.getInductionVar()};
-  for (unsigned i = 0, j = 0; i < n; ++i, ++j) {
-    Value arg = packed.getRegionIterArgs()[j];
-    if (first[i]) {
-      auto [lo, hi] = unpack(b, loc, arg, loop.getRegionIterArgs()[i].getType());
-      args.push_back(lo);
-      args.push_back(hi);
-      ++i;
-    } else {
-      args.push_back(arg);
-    }
-  }
+  args.append(unpackAll(packed.getRegionIterArgs()));
   IRRewriter rewriter(loop.getContext());
   rewriter.mergeBlocks(loop.getBody(), body, args);
 
   b.setInsertionPoint(yield);
-  SmallVector<Value> yielded;
-  for (unsigned i = 0; i < n; ++i) {
-    if (first[i]) {
-      yielded.push_back(pack(b, loc, yield.getOperand(i), yield.getOperand(i + 1)));
-      ++i;
-    } else {
-      yielded.push_back(yield.getOperand(i));
-    }
-  }
-  scf::YieldOp::create(b, loc, yielded);
+  scf::YieldOp::create(b, loc, packAll(yield.getOperands()));
   yield->erase();
 
   b.setInsertionPointAfter(packed);
-  for (unsigned i = 0, j = 0; i < n; ++i, ++j) {
-    if (first[i]) {
-      auto [lo, hi] = unpack(b, loc, packed.getResult(j), loop.getResult(i).getType());
-      loop.getResult(i).replaceAllUsesWith(lo);
-      loop.getResult(i + 1).replaceAllUsesWith(hi);
-      ++i;
-    } else {
-      loop.getResult(i).replaceAllUsesWith(packed.getResult(j));
-    }
-  }
+  loop->replaceAllUsesWith(unpackAll(packed.getResults()));
   loop->erase();
-  return true;
 }
 
 } // namespace
