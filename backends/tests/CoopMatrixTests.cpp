@@ -189,6 +189,36 @@ TEST_CASE("the runtime's cooperative-matrix self-test shader is well-formed SPIR
   }
 }
 
+TEST_CASE("the runtime's workgroup-scope self-test shader is well-formed SPIR-V 1.6 (MLIR reads it back)") {
+  for (bool bf16 : {false, true}) {
+    std::vector<uint32_t> words = vulkan::workgroupMatrixProbeSpirv(bf16);
+    mlir::MLIRContext ctx;
+    ctx.loadDialect<mlir::spirv::SPIRVDialect>();
+    mlir::OwningOpRef<mlir::spirv::ModuleOp> module = mlir::spirv::deserialize(words, &ctx);
+    REQUIRE_MESSAGE(module, (bf16 ? "bf16" : "f16"));
+    CHECK(mlir::succeeded(mlir::verify(module->getOperation())));
+    size_t loads = 0, mulAdds = 0, stores = 0;
+    module->walk([&](mlir::Operation *op) {
+      loads += mlir::isa<mlir::spirv::KHRCooperativeMatrixLoadOp>(op);
+      mulAdds += mlir::isa<mlir::spirv::KHRCooperativeMatrixMulAddOp>(op);
+      stores += mlir::isa<mlir::spirv::KHRCooperativeMatrixStoreOp>(op);
+    });
+    CHECK(loads == 3); // A, B and C
+    CHECK(mulAdds == 1);
+    CHECK(stores == 1);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    CHECK(contains(text, "spirv.ExecutionMode @" + std::string(vulkan::kWorkgroupMatrixProbeEntry) + " \"LocalSize\", " +
+                             std::to_string(vulkan::kWorkgroupProbeInvocations) + ", 1, 1"));
+    const std::string in = bf16 ? "bf16" : "f16";
+    CHECK(contains(text, "!spirv.coopmatrix<64x32x" + in + ", Workgroup, MatrixA>"));
+    CHECK(contains(text, "!spirv.coopmatrix<32x64x" + in + ", Workgroup, MatrixB>"));
+    CHECK(contains(text, "!spirv.coopmatrix<64x64xf32, Workgroup, MatrixAcc>"));
+    CHECK(contains(text, "BFloat16CooperativeMatrixKHR") == bf16);
+  }
+}
+
 TEST_CASE("TESSERA_COOPMAT=0 turns cooperative matrices off on every Vulkan device") {
   ::setenv("TESSERA_COOPMAT", "0", 1);
   Result<std::shared_ptr<Runtime>> rt = Runtime::create();

@@ -21,6 +21,7 @@ void checkSame(const std::optional<CoopMatrixCheck> &got, const CoopMatrixCheck 
   CHECK(got->mmaLanes == want.mmaLanes);
   CHECK(got->detail == want.detail);
   CHECK(got->bf16 == want.bf16);
+  CHECK(got->workgroup == want.workgroup);
 }
 
 } // namespace
@@ -29,6 +30,8 @@ TEST_CASE("coopmat_record.round_trips") {
   const CoopMatrixCheck checks[] = {
       {true, true, "cooperative matrices: self-test passed (16x16x16; accumulator lanes as mma.sync's fragments)"},
       {true, true, "cooperative matrices: self-test passed (f16 and bf16)", true},
+      {true, true, "cooperative matrices: self-test passed (workgroup scope too)", true, true},
+      {true, false, "cooperative matrices: self-test passed (workgroup scope, no bf16)", false, true},
       {true, false, "cooperative matrices: self-test passed (lanes: 0: (0,0) ?)"},
       {false, false, "none: the self-test computed 3 of 256 elements wrong (first: row 1, column 2: 5 instead of 4)"},
   };
@@ -55,12 +58,17 @@ TEST_CASE("coopmat_record.damage_is_ignored") {
   // Accumulator lanes without a passed self-test is not a result: refused even with a right hash.
   CHECK_FALSE(vulkan::parseCoopMatrixRecord(vulkan::formatCoopMatrixRecord({false, true, "none"})));
   CHECK_FALSE(vulkan::parseCoopMatrixRecord(vulkan::formatCoopMatrixRecord({false, false, "none", true})));
-  // A record of the first version (no bf16 line) is not read: the self-test runs again.
-  const std::string v1 = "tessera cooperative-matrix self-test v1\nusable 1\nmma-lanes 1\ndetail passed\n";
-  char hash[40];
-  std::snprintf(hash, sizeof hash, "fnv1a %016" PRIx64 "\n",
-                fnv1a64(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(v1.data()), v1.size())));
-  CHECK_FALSE(vulkan::parseCoopMatrixRecord(v1 + hash));
+  CHECK_FALSE(vulkan::parseCoopMatrixRecord(vulkan::formatCoopMatrixRecord({false, false, "none", false, true})));
+  // Records of earlier versions (v1: no bf16 line; v2: no workgroup line) are not read: the
+  // self-test runs again.
+  for (const std::string old : {std::string("tessera cooperative-matrix self-test v1\nusable 1\nmma-lanes 1\ndetail passed\n"),
+                                std::string("tessera cooperative-matrix self-test v2\nusable 1\nmma-lanes 1\nbf16 1\n"
+                                            "detail passed\n")}) {
+    char hash[40];
+    std::snprintf(hash, sizeof hash, "fnv1a %016" PRIx64 "\n",
+                  fnv1a64(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(old.data()), old.size())));
+    CHECK_FALSE(vulkan::parseCoopMatrixRecord(old + hash));
+  }
 }
 
 TEST_CASE("coopmat_record.file_round_trip") {

@@ -25,7 +25,7 @@ constexpr uint32_t kCapBFloat16Type = 5116, kCapBFloat16CoopMatrix = 5118, kEnco
 constexpr uint32_t kDecBlock = 2, kDecArrayStride = 6, kDecBuiltIn = 11, kDecBinding = 33, kDecDescriptorSet = 34,
                    kDecOffset = 35;
 constexpr uint32_t kStorageBuffer = 12, kInput = 1, kGLCompute = 5, kLocalSize = 17, kLocalInvocationIndex = 29;
-constexpr uint32_t kRowMajor = 0, kUseA = 0, kUseB = 1, kUseAcc = 2, kScopeSubgroup = 3;
+constexpr uint32_t kRowMajor = 0, kUseA = 0, kUseB = 1, kUseAcc = 2, kScopeWorkgroup = 2, kScopeSubgroup = 3;
 
 class Writer {
 public:
@@ -160,6 +160,85 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16) {
     w.op(OpCompositeExtract, {tF32, value, mX, i});
     w.op(OpStore, {ptr, value});
   }
+  w.op(OpReturn, {});
+  w.op(OpFunctionEnd, {});
+  return w.finish();
+}
+
+std::vector<uint32_t> workgroupMatrixProbeSpirv(bool bf16) {
+  constexpr uint32_t M = kWorkgroupProbeM, N = kWorkgroupProbeN, K = kWorkgroupProbeK;
+  Writer w;
+  const uint32_t tVoid = w.id(), tFn = w.id(), tU32 = w.id(), tF16 = w.id(), tF32 = w.id();
+  const uint32_t tArr16 = w.id(), tArr32 = w.id(), tS16 = w.id(), tS32 = w.id();
+  const uint32_t tPS16 = w.id(), tPS32 = w.id(), tP16 = w.id(), tP32 = w.id();
+  const uint32_t c0 = w.id(), cM = w.id(), cN = w.id(), cK = w.id(), cScope = w.id(), cUseA = w.id(), cUseB = w.id(),
+                 cUseAcc = w.id();
+  const uint32_t tA = w.id(), tB = w.id(), tC = w.id();
+  const uint32_t vA = w.id(), vB = w.id(), vC = w.id();
+  const uint32_t fMain = w.id(), label = w.id();
+  const uint32_t pA = w.id(), pB = w.id(), pC = w.id(), mA = w.id(), mB = w.id(), mC = w.id(), mD = w.id();
+  const uint32_t tBF16 = bf16 ? w.id() : 0, tIn = bf16 ? tBF16 : tF16;
+
+  for (uint32_t cap : {kCapShader, kCapFloat16, kCapStorageBuffer16BitAccess, kCapCoopMatrix})
+    w.op(OpCapability, {cap});
+  if (bf16)
+    for (uint32_t cap : {kCapBFloat16Type, kCapBFloat16CoopMatrix}) w.op(OpCapability, {cap});
+  w.op(OpExtension, {}, "SPV_KHR_cooperative_matrix");
+  if (bf16) w.op(OpExtension, {}, "SPV_KHR_bfloat16");
+  w.op(OpMemoryModel, {0 /*Logical*/, 1 /*GLSL450*/});
+  w.op(OpEntryPoint, {kGLCompute, fMain}, kWorkgroupMatrixProbeEntry, {vA, vB, vC});
+  w.op(OpExecutionMode, {fMain, kLocalSize, kWorkgroupProbeInvocations, 1, 1});
+  w.op(OpDecorate, {tArr16, kDecArrayStride, 2});
+  w.op(OpDecorate, {tArr32, kDecArrayStride, 4});
+  w.op(OpMemberDecorate, {tS16, 0, kDecOffset, 0});
+  w.op(OpMemberDecorate, {tS32, 0, kDecOffset, 0});
+  w.op(OpDecorate, {tS16, kDecBlock});
+  w.op(OpDecorate, {tS32, kDecBlock});
+  const uint32_t vars[] = {vA, vB, vC};
+  for (uint32_t b = 0; b < 3; ++b) {
+    w.op(OpDecorate, {vars[b], kDecDescriptorSet, 0});
+    w.op(OpDecorate, {vars[b], kDecBinding, b});
+  }
+  w.op(OpTypeVoid, {tVoid});
+  w.op(OpTypeFunction, {tFn, tVoid});
+  w.op(OpTypeInt, {tU32, 32, 0});
+  w.op(OpTypeFloat, {tF16, 16});
+  w.op(OpTypeFloat, {tF32, 32});
+  if (bf16) w.op(OpTypeFloat, {tBF16, 16, kEncodingBFloat16});
+  w.op(OpTypeRuntimeArray, {tArr16, tF16});
+  w.op(OpTypeRuntimeArray, {tArr32, tF32});
+  w.op(OpTypeStruct, {tS16, tArr16});
+  w.op(OpTypeStruct, {tS32, tArr32});
+  w.op(OpTypePointer, {tPS16, kStorageBuffer, tS16});
+  w.op(OpTypePointer, {tPS32, kStorageBuffer, tS32});
+  w.op(OpTypePointer, {tP16, kStorageBuffer, tF16});
+  w.op(OpTypePointer, {tP32, kStorageBuffer, tF32});
+  w.op(OpConstant, {tU32, c0, 0});
+  w.op(OpConstant, {tU32, cM, M});
+  w.op(OpConstant, {tU32, cN, N});
+  w.op(OpConstant, {tU32, cK, K});
+  w.op(OpConstant, {tU32, cScope, kScopeWorkgroup});
+  w.op(OpConstant, {tU32, cUseA, kUseA});
+  w.op(OpConstant, {tU32, cUseB, kUseB});
+  w.op(OpConstant, {tU32, cUseAcc, kUseAcc});
+  w.op(OpTypeCooperativeMatrixKHR, {tA, tIn, cScope, cM, cK, cUseA});
+  w.op(OpTypeCooperativeMatrixKHR, {tB, tIn, cScope, cK, cN, cUseB});
+  w.op(OpTypeCooperativeMatrixKHR, {tC, tF32, cScope, cM, cN, cUseAcc});
+  w.op(OpVariable, {tPS16, vA, kStorageBuffer});
+  w.op(OpVariable, {tPS16, vB, kStorageBuffer});
+  w.op(OpVariable, {tPS32, vC, kStorageBuffer});
+  w.op(OpFunction, {tVoid, fMain, 0 /*None*/, tFn});
+  w.op(OpLabel, {label});
+  // D = A x B + C, stored over C; every matrix row-major, its stride its width.
+  w.op(OpAccessChain, {tP16, pA, vA, c0, c0});
+  w.op(OpAccessChain, {tP16, pB, vB, c0, c0});
+  w.op(OpAccessChain, {tP32, pC, vC, c0, c0});
+  static_assert(kRowMajor == 0);
+  w.op(OpCooperativeMatrixLoadKHR, {tA, mA, pA, c0, cK});
+  w.op(OpCooperativeMatrixLoadKHR, {tB, mB, pB, c0, cN});
+  w.op(OpCooperativeMatrixLoadKHR, {tC, mC, pC, c0, cN});
+  w.op(OpCooperativeMatrixMulAddKHR, {tC, mD, mA, mB, mC});
+  w.op(OpCooperativeMatrixStoreKHR, {pC, mD, c0, cN});
   w.op(OpReturn, {});
   w.op(OpFunctionEnd, {});
   return w.finish();

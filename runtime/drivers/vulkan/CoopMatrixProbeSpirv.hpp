@@ -22,4 +22,16 @@ inline constexpr const char *kCoopMatrixProbeEntry = "coop_matrix_probe";
 /// (their bits bf16's).
 std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16 = false);
 
+/// The entry point, sizes and workgroup of the workgroup-scope probe shader.
+inline constexpr const char *kWorkgroupMatrixProbeEntry = "workgroup_matrix_probe";
+inline constexpr uint32_t kWorkgroupProbeM = 64, kWorkgroupProbeN = 64, kWorkgroupProbeK = 32;
+inline constexpr uint32_t kWorkgroupProbeInvocations = 128;
+
+/// A SPIR-V 1.6 compute shader of one workgroup of kWorkgroupProbeInvocations invocations that
+/// computes D = A x B + C with workgroup-scope cooperative matrices (VK_NV_cooperative_matrix2:
+/// Scope Workgroup, sizes in multiples of a granularity, the driver staging them itself): A
+/// (M x K, f16 or with `bf16` bf16 bits) at binding 0, B (K x N, the same) at binding 1, C (M x N
+/// f32) at binding 2, overwritten with D, every matrix row-major and dense.
+std::vector<uint32_t> workgroupMatrixProbeSpirv(bool bf16 = false);
+
 } // namespace tessera::vulkan

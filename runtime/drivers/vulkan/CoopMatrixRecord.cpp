@@ -13,7 +13,7 @@
 namespace tessera::vulkan {
 
 namespace {
-constexpr char kMagic[] = "tessera cooperative-matrix self-test v2\n"; // v2: the bf16 line
+constexpr char kMagic[] = "tessera cooperative-matrix self-test v3\n"; // v2: the bf16 line; v3: workgroup
 
 uint64_t hashOf(std::string_view text) {
   return fnv1a64(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
@@ -25,7 +25,8 @@ std::string formatCoopMatrixRecord(const CoopMatrixCheck &check) {
   for (char &c : detail)
     if (c == '\n' || c == '\r') c = ' ';
   std::string body = std::string(kMagic) + "usable " + (check.usable ? "1" : "0") + "\nmma-lanes " +
-                     (check.mmaLanes ? "1" : "0") + "\nbf16 " + (check.bf16 ? "1" : "0") + "\ndetail " + detail + "\n";
+                     (check.mmaLanes ? "1" : "0") + "\nbf16 " + (check.bf16 ? "1" : "0") +
+                     "\nworkgroup " + (check.workgroup ? "1" : "0") + "\ndetail " + detail + "\n";
   char hash[40];
   std::snprintf(hash, sizeof hash, "fnv1a %016" PRIx64 "\n", hashOf(body));
   return body + hash;
@@ -39,7 +40,7 @@ std::optional<CoopMatrixCheck> parseCoopMatrixRecord(std::string_view text) {
   std::snprintf(expect, sizeof expect, "fnv1a %016" PRIx64 "\n", hashOf(body));
   if (tail != expect || !body.starts_with(kMagic)) return std::nullopt;
   body.remove_prefix(sizeof kMagic - 1);
-  // Exactly four lines: usable, mma-lanes, bf16, detail.
+  // Exactly five lines: usable, mma-lanes, bf16, workgroup, detail.
   auto line = [&](std::string_view key) -> std::optional<std::string_view> {
     const size_t end = body.find('\n');
     if (end == std::string_view::npos || !body.starts_with(key)) return std::nullopt;
@@ -48,11 +49,12 @@ std::optional<CoopMatrixCheck> parseCoopMatrixRecord(std::string_view text) {
     return value;
   };
   std::optional<std::string_view> usable = line("usable "), lanes = line("mma-lanes "), bf16 = line("bf16 "),
-                                  detail = line("detail ");
+                                  workgroup = line("workgroup "), detail = line("detail ");
   auto flag = [](std::optional<std::string_view> v) { return v && (*v == "0" || *v == "1"); };
-  if (!flag(usable) || !flag(lanes) || !flag(bf16) || !detail || !body.empty()) return std::nullopt;
-  CoopMatrixCheck check{*usable == "1", *lanes == "1", std::string(*detail), *bf16 == "1"};
-  if ((check.mmaLanes || check.bf16) && !check.usable) return std::nullopt; // not a result the self-test gives
+  if (!flag(usable) || !flag(lanes) || !flag(bf16) || !flag(workgroup) || !detail || !body.empty()) return std::nullopt;
+  CoopMatrixCheck check{*usable == "1", *lanes == "1", std::string(*detail), *bf16 == "1", *workgroup == "1"};
+  if ((check.mmaLanes || check.bf16 || check.workgroup) && !check.usable)
+    return std::nullopt; // not a result the self-test gives
   return check;
 }
 

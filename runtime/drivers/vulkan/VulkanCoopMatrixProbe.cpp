@@ -3,12 +3,15 @@
 // (CoopMatrixProbeSpirv.cpp) computes D = A x B + C for 16 x 16 matrices and the result is
 // compared exactly with the host's. Inputs are small integers, so every product and sum is exact
 // in f16 and f32 whatever the order of summation: any difference is a wrong result. Run once per
-// device, on first need, through the device's own kernel and buffer code.
+// device, on first need, through the device's own kernel and buffer code. Where the device offers
+// VK_NV_cooperative_matrix2's workgroup-scope matrices, a second shader (64 x 64 x 32 at 128
+// invocations, the driver staging the matrices) is checked the same way.
 #include "vulkan/VulkanDriver.hpp"
 
 #include "vulkan/CoopMatrixProbeSpirv.hpp"
 #include "tessera/runtime/Half.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
@@ -72,6 +75,69 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
   };
   const uint32_t subgroup = physical_.info.info.subgroupSize;
   const uint32_t perLane = kN * kN / subgroup;
+  // The workgroup-scope shader (workgroupMatrixProbeSpirv): D = A x B + C, 64 x 64 x 32, at 128
+  // invocations, with the same small integers.
+  auto runWorkgroup = [&](bool bf16) -> Run {
+    constexpr uint32_t M = kWorkgroupProbeM, N = kWorkgroupProbeN, K = kWorkgroupProbeK;
+    KernelEntry kernel;
+    kernel.name = kWorkgroupMatrixProbeEntry;
+    kernel.args = {{"a", ArgKind::Buffer, DType::F16, 0}, {"b", ArgKind::Buffer, DType::F16, 1},
+                   {"c", ArgKind::Buffer, DType::F32, 2}};
+    Artifact artifact;
+    artifact.target = {TargetKind::SPIRV, std::string("vulkan1.3") + kCoopMatrixSuffix + (bf16 ? kCoopBF16Suffix : ""),
+                       0, subgroup};
+    artifact.entryPoint = kWorkgroupMatrixProbeEntry;
+    artifact.blockSize = {kWorkgroupProbeInvocations, 1, 1};
+    std::vector<uint32_t> words = workgroupMatrixProbeSpirv(bf16);
+    artifact.code.resize(words.size() * 4);
+    std::memcpy(artifact.code.data(), words.data(), artifact.code.size());
+    Result<std::unique_ptr<detail::DriverKernel>> probe = loadKernel(kernel, artifact);
+    if (!probe) return {false, "could not be loaded: " + probe.status().message(), {}};
+    std::mt19937 rng(std::random_device{}());
+    std::uniform_int_distribution<int> small(-3, 3), acc(-64, 64);
+    std::vector<uint16_t> a(M * K), b(K * N);
+    std::vector<float> fa(M * K), fb(K * N), c(M * N), expect(M * N), got(M * N);
+    for (size_t i = 0; i < a.size(); ++i) {
+      fa[i] = float(small(rng));
+      a[i] = bf16 ? tessera::bf16::fromFloat(fa[i]).bits : f16::fromFloat(fa[i]).bits;
+    }
+    for (size_t i = 0; i < b.size(); ++i) {
+      fb[i] = float(small(rng));
+      b[i] = bf16 ? tessera::bf16::fromFloat(fb[i]).bits : f16::fromFloat(fb[i]).bits;
+    }
+    for (float &v : c) v = float(acc(rng));
+    for (uint32_t i = 0; i < M; ++i)
+      for (uint32_t j = 0; j < N; ++j) {
+        float sum = c[i * N + j];
+        for (uint32_t k = 0; k < K; ++k) sum += fa[i * K + k] * fb[k * N + j];
+        expect[i * N + j] = sum;
+      }
+    VulkanBuffer da(*this), db(*this), dc(*this);
+    struct Init {
+      VulkanBuffer *buffer;
+      const void *data;
+      size_t bytes;
+    };
+    for (Init in : {Init{&da, a.data(), a.size() * 2}, Init{&db, b.data(), b.size() * 2},
+                    Init{&dc, c.data(), c.size() * 4}}) {
+      if (Status s = in.buffer->init(in.bytes); !s) return {false, "could not allocate: " + s.message(), {}};
+      if (Status s = in.buffer->upload(in.data, in.bytes, 0); !s) return {false, "could not upload: " + s.message(), {}};
+    }
+    const detail::LaunchArg args[3] = {{&kernel.args[0], &da, nullptr}, {&kernel.args[1], &db, nullptr},
+                                       {&kernel.args[2], &dc, nullptr}};
+    if (Status s = (*probe)->launch(defaultStream(), {1, 1, 1}, args); !s) return {false, "could not run: " + s.message(), {}};
+    if (Status s = defaultStream().synchronize(); !s) return {false, "could not run: " + s.message(), {}};
+    if (Status s = dc.download(got.data(), got.size() * 4, 0); !s) return {false, "could not download: " + s.message(), {}};
+    Run out{true, "", {}};
+    int wrong = 0, first = -1;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (std::memcmp(&got[i], &expect[i], sizeof(float)) != 0 && wrong++ == 0) first = int(i);
+    if (wrong)
+      out.error = "computed " + std::to_string(wrong) + " of " + std::to_string(M * N) + " elements wrong (first: row " +
+                  std::to_string(first / N) + ", column " + std::to_string(first % N) + ": " +
+                  std::to_string(got[first]) + " instead of " + std::to_string(expect[first]) + ")";
+    return out;
+  };
   auto run = [&](bool bf16) -> Run {
     KernelEntry kernel;
     kernel.name = kCoopMatrixProbeEntry;
@@ -154,6 +220,35 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
     bf16 = b.error.empty();
     bf16Note = bf16 ? "; bf16 too" : "; bf16 not used: it " + b.error;
   }
+  // Workgroup-scope matrices (VK_NV_cooperative_matrix2), where the device lists the probe's
+  // shape: f16 (and bf16 where bf16 passed) x f16 + f32 -> f32 at 128 invocations, with
+  // granularities that divide 64 x 64 x 32.
+  bool workgroup = false;
+  std::string workgroupNote;
+  if (f.coopMatrixWorkgroupScope && f.coopMatrixFlexibleDimensions) {
+    auto listed = [&](uint32_t in) {
+      return std::any_of(physical_.flexible.begin(), physical_.flexible.end(), [&](const CoopMatrixFlexibleDimensionsNV &e) {
+        return e.scope == kScopeWorkgroup && e.workgroupInvocations == kWorkgroupProbeInvocations && e.AType == in &&
+               e.BType == in && e.CType == kComponentFloat32 && e.ResultType == kComponentFloat32 &&
+               !e.saturatingAccumulation && e.MGranularity && kWorkgroupProbeM % e.MGranularity == 0 &&
+               e.NGranularity && kWorkgroupProbeN % e.NGranularity == 0 && e.KGranularity &&
+               kWorkgroupProbeK % e.KGranularity == 0;
+      });
+    };
+    if (!listed(kComponentFloat16)) {
+      workgroupNote = "; workgroup scope not used: 64x64x32 f16 at 128 invocations is not listed";
+    } else {
+      Run w = runWorkgroup(false);
+      if (!w.reached) return fail("(workgroup scope) " + w.error);
+      if (w.error.empty() && bf16 && listed(kComponentBFloat16)) {
+        Run wb = runWorkgroup(true);
+        if (!wb.reached) return fail("(workgroup scope, bf16) " + wb.error);
+        if (!wb.error.empty()) w.error = "(bf16) " + wb.error;
+      }
+      workgroup = w.error.empty();
+      workgroupNote = workgroup ? "; workgroup scope too" : "; workgroup scope not used: it " + w.error;
+    }
+  }
   // Do the accumulator's elements sit where mma.sync keeps its C fragments?
   bool mmaLanes = subgroup == 32 && lanes[0] == float(perLane);
   for (uint32_t lane = 0; lane < subgroup && mmaLanes; ++lane)
@@ -174,8 +269,10 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
         }
       }
   }
-  return keep({true, mmaLanes, std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + bf16Note + ")",
-               bf16});
+  return keep({true, mmaLanes,
+               std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + bf16Note + workgroupNote +
+                   ")",
+               bf16, workgroup});
 }
 
 } // namespace tessera::vulkan

@@ -82,6 +82,21 @@ std::vector<CoopMatrixPropertiesKHR> coopMatrixShapes(VkPhysicalDevice handle, u
   return shapes;
 }
 
+/// VK_NV_cooperative_matrix2's flexible-dimension entries; empty without the extension.
+std::vector<CoopMatrixFlexibleDimensionsNV> flexibleDimensions(VkPhysicalDevice handle, uint32_t apiVersion,
+                                                               const std::set<std::string> &extensions) {
+  std::vector<CoopMatrixFlexibleDimensionsNV> entries;
+  if (apiVersion < VK_API_VERSION_1_3 || !extensions.count(kCoopMatrix2Extension)) return entries;
+  auto query = reinterpret_cast<PFN_GetCoopMatrixFlexibleDimensions>(vkGetInstanceProcAddr(
+      volkGetLoadedInstance(), "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV"));
+  uint32_t n = 0;
+  if (!query || query(handle, &n, nullptr) != VK_SUCCESS) return entries;
+  entries.resize(n);
+  if (query(handle, &n, entries.data()) != VK_SUCCESS) return {};
+  entries.resize(n);
+  return entries;
+}
+
 // Fills one VulkanPhysical, or returns false (with why) for a device Tessera cannot use.
 bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std::string &why) {
   VkPhysicalDeviceProperties base{};
@@ -103,7 +118,13 @@ bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std:
     tail = &driver.pNext;
   }
   bool haveFloatControls = base.apiVersion >= VK_API_VERSION_1_2 || extensions.count("VK_KHR_shader_float_controls");
-  if (haveFloatControls) *tail = &floatControls;
+  if (haveFloatControls) {
+    *tail = &floatControls;
+    tail = &floatControls.pNext;
+  }
+  CoopMatrix2PropertiesNV coop2;
+  const bool haveCoop2 = base.apiVersion >= VK_API_VERSION_1_3 && extensions.count(kCoopMatrix2Extension);
+  if (haveCoop2) *tail = &coop2;
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &id;
   vkGetPhysicalDeviceProperties2(handle, &props);
@@ -156,6 +177,14 @@ bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std:
   b.maxBufferBytes = p.limits.maxStorageBufferRange;
   b.features = out.features.names();
   for (const CoopMatrixPropertiesKHR &shape : shapes) b.matrixShapes.push_back(describeCoopMatrixShape(shape));
+  out.flexible = flexibleDimensions(handle, p.apiVersion, out.extensions);
+  for (const CoopMatrixFlexibleDimensionsNV &e : out.flexible) b.matrixShapes.push_back(describeFlexibleDimensions(e));
+  if (haveCoop2 && out.features.coopMatrixWorkgroupScope)
+    b.matrixShapes.push_back("workgroup scope: up to " +
+                             std::to_string(coop2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize) + " invocations, " +
+                             std::to_string(coop2.cooperativeMatrixWorkgroupScopeReservedSharedMemory) +
+                             " bytes of shared memory reserved; flexible dimensions up to " +
+                             std::to_string(coop2.cooperativeMatrixFlexibleDimensionsMaxDimension));
   return true;
 }
 

@@ -33,6 +33,7 @@ struct VulkanPhysical {
   uint32_t queueFamily = 0;
   ShaderFeatures features;         // queried once; what checkCapabilities compares against
   std::set<std::string> extensions; // device extensions offered
+  std::vector<CoopMatrixFlexibleDimensionsNV> flexible; // VK_NV_cooperative_matrix2's entries
 };
 
 class VulkanDriver final : public detail::Driver {

@@ -201,6 +201,8 @@ std::vector<std::string> ShaderFeatures::names() const {
   add(coopMatrix && coopMatrixF16, "cooperative_matrix.f16.16x16x16");
   add(bfloat16, "bfloat16");
   add(coopMatrix && bfloat16CoopMatrix && coopMatrixBF16, "cooperative_matrix.bf16.16x16x16");
+  add(coopMatrix && coopMatrixWorkgroupScope, "cooperative_matrix2.workgroup_scope");
+  add(coopMatrix && coopMatrixFlexibleDimensions, "cooperative_matrix2.flexible_dimensions");
   for (const SubgroupCapability &c : kSubgroupCapabilities) add(subgroupOps & c.bit, c.featureName);
   for (const FloatControlCapability &c : kFloatControlCapabilities)
     for (size_t w = 0; w < 3; ++w) add((this->*c.flags)[w], (std::string(c.featureName) + "." + kWidthSuffix[w]).c_str());
@@ -222,6 +224,23 @@ std::string describeCoopMatrixShape(const CoopMatrixPropertiesKHR &p) {
   if (p.scope != kScopeSubgroup)
     s += p.scope == 1 ? " device" : p.scope == 2 ? " workgroup" : p.scope == 5 ? " queue-family" : " scope<" + std::to_string(p.scope) + ">";
   return s;
+}
+
+std::string describeFlexibleDimensions(const CoopMatrixFlexibleDimensionsNV &p) {
+  CoopMatrixPropertiesKHR shape;
+  shape.MSize = p.MGranularity;
+  shape.NSize = p.NGranularity;
+  shape.KSize = p.KGranularity;
+  shape.AType = p.AType;
+  shape.BType = p.BType;
+  shape.CType = p.CType;
+  shape.ResultType = p.ResultType;
+  shape.saturatingAccumulation = p.saturatingAccumulation;
+  shape.scope = kScopeSubgroup; // the scope is printed below, always
+  std::string s = describeCoopMatrixShape(shape);
+  s.insert(s.find(' '), "-granular");
+  if (p.scope == kScopeWorkgroup) return s + " workgroup of " + std::to_string(p.workgroupInvocations);
+  return s + (p.scope == kScopeSubgroup ? " subgroup" : " scope<" + std::to_string(p.scope) + ">");
 }
 
 std::set<std::string> deviceExtensions(VkPhysicalDevice pd) {
@@ -266,6 +285,7 @@ FeatureChain::FeatureChain(VkPhysicalDevice pd, uint32_t apiVersion, const std::
   if (hasAtomicFloat_ && (hasAtomicFloat2_ = offer(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME))) chain(atomicFloat2_);
   // Cooperative matrices' SPIR-V is 1.6: only Vulkan 1.3 devices can take it.
   if (apiVersion >= VK_API_VERSION_1_3 && (hasCoopMatrix_ = offer(kCoopMatrixExtension))) chain(coopMatrix_);
+  if (hasCoopMatrix_ && (hasCoopMatrix2_ = offer(kCoopMatrix2Extension))) chain(coopMatrix2_);
   if ((hasExecutableInfo_ = offer(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))) chain(executableInfo_);
   if ((hasBFloat16_ = offer(kBFloat16Extension))) chain(bfloat16_);
   // Opt-in: on an H100 through NVIDIA's driver launches took 10-12 us with them against 6.5-7.8
@@ -301,6 +321,8 @@ ShaderFeatures FeatureChain::shaderFeatures(const VkPhysicalDeviceSubgroupProper
   f.coopMatrixBF16 = listed(kComponentBFloat16);
   f.bfloat16 = hasBFloat16_ && bfloat16_.shaderBFloat16Type;
   f.bfloat16CoopMatrix = hasBFloat16_ && bfloat16_.shaderBFloat16CooperativeMatrix;
+  f.coopMatrixWorkgroupScope = hasCoopMatrix2_ && coopMatrix2_.cooperativeMatrixWorkgroupScope;
+  f.coopMatrixFlexibleDimensions = hasCoopMatrix2_ && coopMatrix2_.cooperativeMatrixFlexibleDimensions;
   const VkPhysicalDeviceFeatures &core = features_.features;
   f.float64 = core.shaderFloat64;
   f.int16 = core.shaderInt16;

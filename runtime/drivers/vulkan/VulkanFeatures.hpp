@@ -49,11 +49,55 @@ struct CoopMatrixPropertiesKHR {
   uint32_t scope = 0; // VkScopeKHR
 };
 using PFN_GetCoopMatrixProperties = VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *, CoopMatrixPropertiesKHR *);
+// VK_NV_cooperative_matrix2 (also newer than Debian 12's headers): workgroup-scope matrices, whose
+// staging through shared memory the driver manages, and matrix sizes in multiples of a granularity
+// ("flexible dimensions"). Both are Vulkan features only: the SPIR-V is VK_KHR_cooperative_matrix's,
+// with Scope Workgroup and larger sizes in OpTypeCooperativeMatrixKHR.
+inline constexpr const char *kCoopMatrix2Extension = "VK_NV_cooperative_matrix2";
+inline constexpr VkStructureType kCoopMatrix2FeaturesType = VkStructureType(1000593000);
+inline constexpr VkStructureType kCoopMatrixFlexibleDimensionsType = VkStructureType(1000593001);
+inline constexpr VkStructureType kCoopMatrix2PropertiesType = VkStructureType(1000593002);
+inline constexpr uint32_t kScopeWorkgroup = 2; // VkScopeKHR
+struct CoopMatrix2FeaturesNV {
+  VkStructureType sType = kCoopMatrix2FeaturesType;
+  void *pNext = nullptr;
+  VkBool32 cooperativeMatrixWorkgroupScope = VK_FALSE;
+  VkBool32 cooperativeMatrixFlexibleDimensions = VK_FALSE;
+  VkBool32 cooperativeMatrixReductions = VK_FALSE;
+  VkBool32 cooperativeMatrixConversions = VK_FALSE;
+  VkBool32 cooperativeMatrixPerElementOperations = VK_FALSE;
+  VkBool32 cooperativeMatrixTensorAddressing = VK_FALSE;
+  VkBool32 cooperativeMatrixBlockLoads = VK_FALSE;
+};
+struct CoopMatrix2PropertiesNV {
+  VkStructureType sType = kCoopMatrix2PropertiesType;
+  void *pNext = nullptr;
+  uint32_t cooperativeMatrixWorkgroupScopeMaxWorkgroupSize = 0;
+  uint32_t cooperativeMatrixFlexibleDimensionsMaxDimension = 0;
+  uint32_t cooperativeMatrixWorkgroupScopeReservedSharedMemory = 0;
+};
+/// One entry of vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV: matrix sizes
+/// that are multiples of the granularities, for these types, at this scope (and, at workgroup
+/// scope, this many invocations a workgroup).
+struct CoopMatrixFlexibleDimensionsNV {
+  VkStructureType sType = kCoopMatrixFlexibleDimensionsType;
+  void *pNext = nullptr;
+  uint32_t MGranularity = 0, NGranularity = 0, KGranularity = 0;
+  uint32_t AType = 0, BType = 0, CType = 0, ResultType = 0; // VkComponentTypeKHR
+  VkBool32 saturatingAccumulation = VK_FALSE;
+  uint32_t scope = 0; // VkScopeKHR
+  uint32_t workgroupInvocations = 0;
+};
+using PFN_GetCoopMatrixFlexibleDimensions = VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *,
+                                                                  CoopMatrixFlexibleDimensionsNV *);
 
 /// One cooperative-matrix shape as reports print it: "16x16x16 f16*f16+f32->f32", with
 /// " saturating" and a scope other than the subgroup's appended (" workgroup"); component types
 /// the registry numbers but this list does not name print as "type<N>".
 std::string describeCoopMatrixShape(const CoopMatrixPropertiesKHR &p);
+/// One flexible-dimensions entry as reports print it: "16x16x16-granular f16*f16+f32->f32
+/// workgroup of 256" (the scope, and at workgroup scope the invocations, always shown).
+std::string describeFlexibleDimensions(const CoopMatrixFlexibleDimensionsNV &p);
 
 /// What one physical device supports for compute shaders, as plain flags (cheap to copy and check).
 /// Float-control arrays are indexed by bit width: [0] = 16, [1] = 32, [2] = 64.
@@ -68,6 +112,8 @@ struct ShaderFeatures {
   /// VK_KHR_shader_bfloat16's features (bf16 in shaders; bf16 cooperative matrices), and whether
   /// the device lists 16 x 16 x 16 bf16 x bf16 + f32 -> f32 at subgroup scope.
   bool bfloat16 = false, bfloat16CoopMatrix = false, coopMatrixBF16 = false;
+  /// VK_NV_cooperative_matrix2's workgroup-scope matrices and flexible dimensions.
+  bool coopMatrixWorkgroupScope = false, coopMatrixFlexibleDimensions = false;
   bool atomicFloat32Add = false, atomicFloat64Add = false, atomicFloat16Add = false;
   bool atomicFloat32MinMax = false, atomicFloat64MinMax = false, atomicFloat16MinMax = false;
   VkSubgroupFeatureFlags subgroupOps = 0; // supportedOperations, or 0 when compute is not a supported stage
@@ -135,6 +181,8 @@ private:
   bool hasExecutableInfo_ = false, hasPushDescriptor_ = false;
   bool hasAtomicFloat_ = false, hasAtomicFloat2_ = false, hasCoopMatrix_ = false, hasBFloat16_ = false;
   BFloat16FeaturesKHR bfloat16_;
+  CoopMatrix2FeaturesNV coopMatrix2_;
+  bool hasCoopMatrix2_ = false;
   std::vector<const char *> extensions_;
   void *tail_ = nullptr; // last struct in the chain
 };
@@ -159,11 +207,15 @@ struct CoopMatrixCheck {
   /// Whether bf16 matrices (VK_KHR_shader_bfloat16: 16 x 16 x 16 bf16 x bf16 + f32 -> f32) passed a
   /// self-test of their own too: code for a chip with kCoopBF16Suffix may then run.
   bool bf16 = false;
+  /// Whether workgroup-scope matrices (VK_NV_cooperative_matrix2: 64 x 64 x 32 f16 at 128
+  /// invocations, staged by the driver) passed a self-test of their own too.
+  bool workgroup = false;
 };
 
 /// The self-test's result kept on disk (CoopMatrixRecord.cpp), one file per device and driver
 /// (`<cache>/vulkan-coopmat/<vendor>-<device>-<driver version>-<pipelineCacheUUID>.txt`): a magic
-/// line, "usable 0|1", "mma-lanes 0|1", "bf16 0|1", "detail ...", and the FNV-1a hash of those lines. A file
+/// line, "usable 0|1", "mma-lanes 0|1", "bf16 0|1", "workgroup 0|1", "detail ...", and the FNV-1a hash
+/// of those lines. A file
 /// that does not parse exactly, or whose hash differs, is ignored (the self-test runs again).
 std::string formatCoopMatrixRecord(const CoopMatrixCheck &check);
 std::optional<CoopMatrixCheck> parseCoopMatrixRecord(std::string_view text);

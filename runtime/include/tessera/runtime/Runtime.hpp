@@ -41,7 +41,9 @@ struct BackendInfo {
   std::vector<std::string> features;
   /// Vulkan only: every cooperative-matrix shape the device reports (VK_KHR_cooperative_matrix),
   /// as "MxNxK A*B+C->Result", e.g. "16x16x16 f16*f16+f32->f32" (a scope other than the
-  /// subgroup's, and saturating accumulation, are appended), in the driver's order.
+  /// subgroup's, and saturating accumulation, are appended), in the driver's order; then, where the
+  /// device offers VK_NV_cooperative_matrix2, its flexible-dimension entries ("16x16x16-granular
+  /// f16*f16+f32->f32 workgroup of 256") and a line on workgroup-scope limits.
   std::vector<std::string> matrixShapes;
   bool hasFeature(std::string_view name) const;
 };

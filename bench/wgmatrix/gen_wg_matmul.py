@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Writes a SPIR-V-dialect module (MLIR text) for one workgroup-scope cooperative-matrix matmul:
+C[M x N] = A[M x K] @ B[K x N], A and B f16 row-major, C f16 or f32 row-major, f32 accumulation.
+
+A measuring instrument for VK_NV_cooperative_matrix2's workgroup-scope matrices (the driver
+stages them through shared memory itself), not a Tessera lowering: each workgroup of WG
+invocations owns one BM x BN block of C and walks K in steps of BK, loading its BM x BK slice of A
+and BK x BN slice of B straight from the storage buffers with OpCooperativeMatrixLoadKHR. Sizes
+are baked in (they must be multiples of the blocks). Serialize with
+  mlir-translate --no-implicit-module --serialize-spirv OUT.mlir -o OUT.spv
+and run with tessera-wgmatrix-probe (bench/WgMatrixProbe.cpp).
+
+usage: gen_wg_matmul.py M N K BM BN BK WG {f16|f32} [--bf16] [--prefetch] > OUT.mlir
+  --bf16      A and B hold bf16 bits (loaded as bf16 matrices, VK_KHR_shader_bfloat16)
+  --prefetch  the slices for step k + 1 are loaded before step k's product (the last step loads
+              step 0's again, unused)
+"""
+import sys
+
+
+LOOP_PLAIN = """    %acc = spirv.mlir.loop -> {tacc} {{
+      spirv.Branch ^header(%c0, %acc0 : i32, {tacc})
+    ^header(%k: i32, %c: {tacc}):
+      %more = spirv.SLessThan %k, %cK : i32
+      spirv.BranchConditional %more, ^body, ^merge
+    ^body:
+{loads_k}      %d = spirv.KHR.CooperativeMatrixMulAdd %a, %b, %c : {ta}, {tb} -> {tacc}
+      %k1 = spirv.IAdd %k, %cBK : i32
+      spirv.Branch ^header(%k1, %d : i32, {tacc})
+    ^merge:
+      spirv.mlir.merge %c : {tacc}
+    }}
+"""
+LOOP_PRE = """{loads_0}    %acc = spirv.mlir.loop -> {tacc} {{
+      spirv.Branch ^header(%c0, %acc0, %a0, %b0 : i32, {tacc}, {ta}, {tb})
+    ^header(%k: i32, %c: {tacc}, %a: {ta}, %b: {tb}):
+      %more = spirv.SLessThan %k, %cK : i32
+      spirv.BranchConditional %more, ^body, ^merge
+    ^body:
+      %k1 = spirv.IAdd %k, %cBK : i32
+      %inside = spirv.SLessThan %k1, %cK : i32
+      %kn = spirv.Select %inside, %k1, %c0 : i1, i32
+{loads_n}      %d = spirv.KHR.CooperativeMatrixMulAdd %a, %b, %c : {ta}, {tb} -> {tacc}
+      spirv.Branch ^header(%k1, %d, %an, %bn : i32, {tacc}, {ta}, {tb})
+    ^merge:
+      spirv.mlir.merge %c : {tacc}
+    }}
+"""
+
+
+def main():
+    flags = [a for a in sys.argv[1:] if a.startswith("--")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) != 8 or any(f not in ("--bf16", "--prefetch") for f in flags):
+        sys.exit(__doc__)
+    M, N, K, BM, BN, BK, WG = (int(v) for v in args[:7])
+    out = args[7]
+    el = "bf16" if "--bf16" in flags else "f16"
+    prefetch = "--prefetch" in flags
+    if out not in ("f16", "f32"):
+        sys.exit("the output type is f16 or f32")
+    for size, block, what in ((M, BM, "M"), (N, BN, "N"), (K, BK, "K")):
+        if size % block:
+            sys.exit(f"{what} = {size} is not a multiple of its block {block}")
+    buf = lambda t, w: f"!spirv.ptr<!spirv.struct<(!spirv.rtarray<{t}, stride={w}> [0])>, StorageBuffer>"
+    ta, tb = f"!spirv.coopmatrix<{BM}x{BK}x{el}, Workgroup, MatrixA>", f"!spirv.coopmatrix<{BK}x{BN}x{el}, Workgroup, MatrixB>"
+    caps, exts = "Shader, Float16, StorageBuffer16BitAccess, CooperativeMatrixKHR, VulkanMemoryModel", \
+        "SPV_KHR_cooperative_matrix, SPV_KHR_vulkan_memory_model"
+    if el == "bf16":
+        caps += ", BFloat16TypeKHR, BFloat16CooperativeMatrixKHR"
+        exts += ", SPV_KHR_bfloat16"
+    tacc = f"!spirv.coopmatrix<{BM}x{BN}xf32, Workgroup, MatrixAcc>"
+    tout = f"!spirv.coopmatrix<{BM}x{BN}x{out}, Workgroup, MatrixAcc>"
+    ow = 2 if out == "f16" else 4
+    print(f"""// gen_wg_matmul.py {' '.join(sys.argv[1:])}
+spirv.module Logical Vulkan requires #spirv.vce<v1.6, [{caps}], [{exts}]> {{
+  spirv.GlobalVariable @wgid built_in("WorkgroupId") : !spirv.ptr<vector<3xi32>, Input>
+  spirv.GlobalVariable @A bind(0, 0) : {buf('f16', 2)}
+  spirv.GlobalVariable @B bind(0, 1) : {buf('f16', 2)}
+  spirv.GlobalVariable @C bind(0, 2) : {buf(out, ow)}
+  spirv.func @main() "None" {{
+    %c0 = spirv.Constant 0 : i32
+    %cM = spirv.Constant {M} : i32
+    %cN = spirv.Constant {N} : i32
+    %cK = spirv.Constant {K} : i32
+    %cBM = spirv.Constant {BM} : i32
+    %cBN = spirv.Constant {BN} : i32
+    %cBK = spirv.Constant {BK} : i32
+    %pid = spirv.mlir.addressof @wgid : !spirv.ptr<vector<3xi32>, Input>
+    %id = spirv.Load "Input" %pid : vector<3xi32>
+    %bx = spirv.CompositeExtract %id[0 : i32] : vector<3xi32>
+    %by = spirv.CompositeExtract %id[1 : i32] : vector<3xi32>
+    %row0 = spirv.IMul %by, %cBM : i32
+    %col0 = spirv.IMul %bx, %cBN : i32
+    %rowA = spirv.IMul %row0, %cK : i32
+    %pa = spirv.mlir.addressof @A : {buf('f16', 2)}
+    %pb = spirv.mlir.addressof @B : {buf('f16', 2)}
+    %pc = spirv.mlir.addressof @C : {buf(out, ow)}
+    %zero = spirv.Constant 0.0 : f32
+    %acc0 = spirv.CompositeConstruct %zero : (f32) -> {tacc}
+""")
+    def loads(k, suffix, indent):
+        return "".join(indent + line + "\n" for line in f"""%offA{suffix} = spirv.IAdd %rowA, {k} : i32
+%ea{suffix} = spirv.AccessChain %pa[%c0, %offA{suffix}] : {buf('f16', 2)}, i32, i32 -> !spirv.ptr<f16, StorageBuffer>
+%a{suffix} = spirv.KHR.CooperativeMatrixLoad %ea{suffix}, %cK, <RowMajor> : !spirv.ptr<f16, StorageBuffer>, i32 -> {ta}
+%rowB{suffix} = spirv.IMul {k}, %cN : i32
+%offB{suffix} = spirv.IAdd %rowB{suffix}, %col0 : i32
+%eb{suffix} = spirv.AccessChain %pb[%c0, %offB{suffix}] : {buf('f16', 2)}, i32, i32 -> !spirv.ptr<f16, StorageBuffer>
+%b{suffix} = spirv.KHR.CooperativeMatrixLoad %eb{suffix}, %cN, <RowMajor> : !spirv.ptr<f16, StorageBuffer>, i32 -> {tb}""".split("\n"))
+    if prefetch:
+        print(LOOP_PRE.format(loads_0=loads("%c0", "0", "    "), loads_n=loads("%kn", "n", "      "), tacc=tacc, ta=ta, tb=tb), end="")
+    else:
+        print(LOOP_PLAIN.format(loads_k=loads("%k", "", "      "), tacc=tacc, ta=ta, tb=tb), end="")
+    print(f"""    %rowC = spirv.IMul %row0, %cN : i32
+    %offC = spirv.IAdd %rowC, %col0 : i32
+    %ec = spirv.AccessChain %pc[%c0, %offC] : {buf(out, ow)}, i32, i32 -> !spirv.ptr<{out}, StorageBuffer>""")
+    result = "%acc"
+    if out == "f16":
+        print(f"    %r = spirv.FConvert %acc : {tacc} to {tout}")
+        result = "%r"
+    print(f"""    spirv.KHR.CooperativeMatrixStore %ec, {result}, %cN, <RowMajor> : !spirv.ptr<{out}, StorageBuffer>, {tout}, i32
+    spirv.Return
+  }}
+  spirv.EntryPoint "GLCompute" @main, @wgid, @A, @B, @C
+  spirv.ExecutionMode @main "LocalSize", {WG}, 1, 1
+}}""")
+
+
+if __name__ == "__main__":
+    main()
