@@ -29,13 +29,18 @@ every exported kernel.
                       redoing in f64 what a driver that flushes them may get wrong), or both (a package gets
                       both artifacts; the runtime picks per device). A package from C++ kernel
                       files defaults to both for portable kernels and native for fast ones
-  --coopmat=C         SPIR-V: no (default), yes, lanes, bf16, bf16-lanes, both or all: code for
+  --coopmat=C         SPIR-V: no (default), yes, lanes, bf16, bf16-lanes, lanes-wg, bf16-lanes-wg,
+                      both or all: code for
                       Vulkan cooperative matrices (chip vulkan1.3+coopmat, SPIR-V 1.6): fast-mode
                       dot on f16 runs on the device's matrix units; lanes (chip
                       vulkan1.3+coopmat+mma-lanes, subgroup 32) also keeps accumulators in
                       registers, for devices that place them as mma.sync does (NVIDIA); bf16 and
                       bf16-lanes (chips vulkan1.3+coopmat+bf16[+mma-lanes]) run dot on bf16 there
-                      too (VK_KHR_shader_bfloat16). both = no + yes; all = every one of them:
+                      too (VK_KHR_shader_bfloat16); lanes-wg and bf16-lanes-wg (chips ending
+                      +wgmat) run block matmuls on workgroup-scope matrices that the driver stages
+                      (VK_NV_cooperative_matrix2), a variant for sizes that are multiples of the
+                      blocks (a package gets it only where a loop takes that form; alone, as
+                      --emit output, it is the whole kernel). both = no + yes; all = every one of them:
                       the runtime picks the best its self-test allows. Portable kernels never
                       use it (their dot sums in order)
   -o FILE             output file (default: standard output; required for a package from .mlir)
@@ -190,13 +195,20 @@ Result<CompileOptions> parseCompileOptions(int argc, char **argv, bool &help) {
         o.coopMatrix = {CompileOptions::CoopMatrix::BF16};
       else if (value == "bf16-lanes")
         o.coopMatrix = {CompileOptions::CoopMatrix::BF16Lanes};
+      else if (value == "lanes-wg")
+        o.coopMatrix = {CompileOptions::CoopMatrix::LanesWorkgroup};
+      else if (value == "bf16-lanes-wg")
+        o.coopMatrix = {CompileOptions::CoopMatrix::BF16LanesWorkgroup};
       else if (value == "both")
         o.coopMatrix = {CompileOptions::CoopMatrix::None, CompileOptions::CoopMatrix::Staged};
       else if (value == "all")
-        o.coopMatrix = {CompileOptions::CoopMatrix::None, CompileOptions::CoopMatrix::Staged, CompileOptions::CoopMatrix::Lanes,
-                        CompileOptions::CoopMatrix::BF16, CompileOptions::CoopMatrix::BF16Lanes};
+        o.coopMatrix = {CompileOptions::CoopMatrix::None,          CompileOptions::CoopMatrix::Staged,
+                        CompileOptions::CoopMatrix::Lanes,         CompileOptions::CoopMatrix::BF16,
+                        CompileOptions::CoopMatrix::BF16Lanes,     CompileOptions::CoopMatrix::LanesWorkgroup,
+                        CompileOptions::CoopMatrix::BF16LanesWorkgroup};
       else
-        return usageError("--coopmat wants no, yes, lanes, bf16, bf16-lanes, both or all; got '" + value + "'");
+        return usageError("--coopmat wants no, yes, lanes, bf16, bf16-lanes, lanes-wg, bf16-lanes-wg, both or all; got '" +
+                          value + "'");
     } else if (a == "-o" || a == "--header" || a == "--namespace" || a == "--depfile") {
       if (i + 1 >= argc)
         return usageError(a + " needs a value");
@@ -246,8 +258,10 @@ std::vector<TargetDesc> targetsFor(const CompileOptions &o, const TracedKernel &
         for (CompileOptions::CoopMatrix coop : coopMatrix)
           for (bool soft : softDenormals) {
             using C = CompileOptions::CoopMatrix;
-            targets.push_back(spirvTarget(s, soft, coop != C::None, coop == C::Lanes || coop == C::BF16Lanes,
-                                          coop == C::BF16 || coop == C::BF16Lanes));
+            const bool workgroup = coop == C::LanesWorkgroup || coop == C::BF16LanesWorkgroup;
+            targets.push_back(spirvTarget(s, soft, coop != C::None, coop == C::Lanes || coop == C::BF16Lanes || workgroup,
+                                          coop == C::BF16 || coop == C::BF16Lanes || coop == C::BF16LanesWorkgroup,
+                                          workgroup));
           }
     }
   }

@@ -24,7 +24,8 @@ struct CompileOptions {
   uint32_t ptxVersion = 0;
   std::vector<uint32_t> subgroups;                // --subgroup-size
   std::optional<std::vector<bool>> softDenormals; // --denormals; unset: chosen per kernel
-  enum class CoopMatrix { None, Staged, Lanes, BF16, BF16Lanes }; // BF16*: bf16 dots on them too
+  // BF16*: bf16 dots on them too; *Workgroup: block matmuls on workgroup-scope matrices (a variant)
+  enum class CoopMatrix { None, Staged, Lanes, BF16, BF16Lanes, LanesWorkgroup, BF16LanesWorkgroup };
   std::vector<CoopMatrix> coopMatrix{CoopMatrix::None}; // --coopmat (portable kernels: never)
   std::vector<std::string> cxxFlags;              // -I... and -D... for the C++ compiler
 

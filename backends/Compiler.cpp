@@ -58,9 +58,10 @@ TargetDesc nvptxTarget(std::string chip, uint32_t ptxVersion) {
   return TargetDesc{TargetKind::PTX, std::move(chip), ptxVersion, 32};
 }
 
-TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals, bool coopMatrix, bool mmaLanes, bool bf16) {
+TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals, bool coopMatrix, bool mmaLanes, bool bf16,
+                       bool workgroup) {
   std::string chip = coopMatrix ? std::string("vulkan1.3") + kCoopMatrixSuffix + (bf16 ? kCoopBF16Suffix : "") +
-                                      (mmaLanes ? kMmaLanesSuffix : "")
+                                      (mmaLanes ? kMmaLanesSuffix : "") + (workgroup ? kWorkgroupMatrixSuffix : "")
                                 : std::string("vulkan1.1");
   return TargetDesc{TargetKind::SPIRV, chip + (softDenormals ? kSoftDenormalsSuffix : ""), 0, subgroupSize};
 }
@@ -106,11 +107,13 @@ Result<TargetDesc> validateTarget(const TargetDesc &target) {
       for (bool coop : {false, true})
         for (bool lanes : {false, true})
           for (bool bf16 : {false, true})
-            known = known || (t.chip == spirvTarget(1, soft, coop, lanes, bf16).chip);
+            for (bool wg : {false, true})
+              known = known || (t.chip == spirvTarget(1, soft, coop, lanes, bf16, wg).chip);
     if (!known)
       return Status(StatusCode::InvalidArgument, "unknown SPIR-V environment '" + t.chip + "'; use vulkan1.1 or vulkan1.3" +
                                                      kCoopMatrixSuffix + ", the latter followed by " + kCoopBF16Suffix +
-                                                     " or not, then by " + kMmaLanesSuffix + " or not; each followed by " +
+                                                     " or not, then by " + kMmaLanesSuffix + " or not, then by " +
+                                                     kWorkgroupMatrixSuffix + " or not; each followed by " +
                                                      kSoftDenormalsSuffix + " or not");
     if (hasMmaLanes(t.chip) && t.subgroupSize != 32)
       return Status(StatusCode::InvalidArgument, std::string("the chip ") + t.chip + " places accumulators in 32 lanes; "
@@ -281,7 +284,11 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     allowContraction();
   uint32_t sharedBytes = 0, producerThreads = 0;
   std::vector<TensorMapSpec> tensorMaps;
+  std::vector<std::pair<uint32_t, uint32_t>> workgroupDivisors; // (argument, divisor)
   module->walk([&](Operation *op) {
+    if (auto d = op->getAttrOfType<DenseI64ArrayAttr>(backend::kWorkgroupDivisorsAttr))
+      for (size_t i = 0; i + 1 < d.asArrayRef().size(); i += 2)
+        workgroupDivisors.emplace_back(uint32_t(d[i]), uint32_t(d[i + 1]));
     if (auto a = op->getAttrOfType<IntegerAttr>(backend::kSharedBytesAttr))
       sharedBytes = std::max<uint32_t>(sharedBytes, uint32_t(a.getInt()));
     if (auto a = op->getAttrOfType<IntegerAttr>(backend::kProducerThreadsAttr))
@@ -365,6 +372,13 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
   artifact->code = std::move(code);
   artifact->tensorMaps = std::move(tensorMaps);
   artifact->divisibleArgs.assign(divisible.begin(), divisible.end());
+  if (hasWorkgroupMatrices(target.chip)) { // a variant for sizes that are multiples of the blocks
+    artifact->divisibleArgs.clear();
+    for (auto [arg, divisor] : workgroupDivisors) {
+      artifact->divisibleArgs.push_back(arg);
+      artifact->divisors.push_back(divisor);
+    }
+  }
   return Status();
 }
 
@@ -464,6 +478,16 @@ Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const T
       if (!valid)
         return valid.status();
       const bool ptx = valid->kind == TargetKind::PTX;
+      // Workgroup-scope matrices: a variant of the same chip without the suffix, for sizes that
+      // are multiples of the blocks; none where no loop took that form.
+      if (hasWorkgroupMatrices(valid->chip)) {
+        Artifact w;
+        if (Status s = runPipeline(k, *valid, std::nullopt, &w, nullptr); !s)
+          return s;
+        if (!w.divisibleArgs.empty())
+          e.artifacts.push_back(std::move(w));
+        continue;
+      }
       std::optional<std::vector<uint32_t>> &known = divisibleFor[ptx ? 0 : 1];
       if (!known)
         known = specializedArgs(k, /*dotOperands=*/!ptx);

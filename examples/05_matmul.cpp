@@ -165,9 +165,12 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     if (portable) targets.push_back(tessera::spirvTarget(32, true)); // for Vulkan drivers that flush f32 denormals
     else if (!std::is_same_v<T, float>) // cooperative matrices (16-bit inputs) where the device passes their self-test;
       // in registers where it found mma.sync's lanes; bf16 on them where it passed theirs too
+      // (and, with lanes, on workgroup-scope matrices for sizes that are multiples of the blocks)
       for (bool lanes : {false, true})
         for (bool withBF16 : {false, true})
-          if (!withBF16 || std::is_same_v<T, bf16>) targets.push_back(tessera::spirvTarget(32, false, true, lanes, withBF16));
+          for (bool workgroup : {false, true})
+            if ((!withBF16 || std::is_same_v<T, bf16>) && (!workgroup || lanes))
+              targets.push_back(tessera::spirvTarget(32, false, true, lanes, withBF16, workgroup));
     auto all = tessera::compile(std::span(&*kernel, 1), targets);
     if (!all) return fail("compile", all.status());
     if (auto s = tessera::writePackageFile(writeDir + packageName(dtype, act, portable, cfg), *all); !s) return fail("write", s);

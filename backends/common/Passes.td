@@ -51,6 +51,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "SPIR-V with coop-matrix: accumulators in registers as mma.sync's fragments (chip ...+mma-lanes)">,
     Option<"coopBF16", "coop-bf16", "bool", /*default=*/"false",
            "SPIR-V with coop-matrix: dot on bf16 on cooperative matrices too (chip vulkan1.3+coopmat+bf16)">,
+    Option<"workgroupMatrices", "workgroup-matrices", "bool", /*default=*/"false",
+           "SPIR-V with coop-matrix: block-matmul loops and their epilogues become tile.workgroup_matmul "
+           "(workgroup-scope cooperative matrices, VK_NV_cooperative_matrix2; chip ...+wgmat)">,
     Option<"tensorCopies", "tensor-copies", "bool", /*default=*/"false",
            "NVPTX sm_90+: warpgroup dots read their operands through bulk tensor copies (TMA) with "
            "tensor maps the runtime passes after the arguments (attribute tessera.tensor_maps), "

@@ -160,21 +160,21 @@ Value sliceOf(Value head, Value rows, Value stride) {
 
 } // namespace
 
-std::optional<TensorWindow> tensorWindowOf(Operation *op) {
-  auto load = dyn_cast<tile::LoadOp>(op);
-  if (!load || !load.getMask())
+namespace {
+
+/// The window a masked access of a 2-D tile of type `type` reaches through `ptr[offsets]` under
+/// `mask` (tensorWindowOf).
+std::optional<TensorWindow> windowOf(Value ptr, Value offsets, Value mask, RankedTensorType type) {
+  if (!mask || type.getRank() != 2)
     return std::nullopt;
-  auto type = cast<RankedTensorType>(load.getType());
-  if (type.getRank() != 2 || (load.getOther() && !isZeroSplat(load.getOther())))
-    return std::nullopt;
-  auto add = stripBroadcast(load.getOffsets()).getDefiningOp<arith::AddIOp>();
+  auto add = stripBroadcast(offsets).getDefiningOp<arith::AddIOp>();
   if (!add)
     return std::nullopt;
   // The mask: rows < bound & cols < bound (in any order), or rows < bound alone for columns
   // from 0 (the window is then as wide as the tile); each range may also be asked to be >= 0
   // (which a range starting below its scalar needs: a copy reads nothing at negative coordinates).
   SmallVector<Value> terms;
-  conjunctsOf(load.getMask(), terms);
+  conjunctsOf(mask, terms);
   for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
     // Rows: rows * stride, or splat(head) + rows * stride (a slice of `head` elements further).
     Value head;
@@ -212,7 +212,7 @@ std::optional<TensorWindow> tensorWindowOf(Operation *op) {
       continue;
     else
       w.colsExtent = cols->length;
-    w.buffer = load.getPtr();
+    w.buffer = ptr;
     w.row0 = rows->first.start;
     w.rowOffset = rows->first.offset;
     w.col0 = cols->start;
@@ -223,6 +223,20 @@ std::optional<TensorWindow> tensorWindowOf(Operation *op) {
       continue;
     return w;
   }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<TensorWindow> tensorWindowOf(Operation *op) {
+  if (auto load = dyn_cast<tile::LoadOp>(op)) {
+    if (load.getOther() && !isZeroSplat(load.getOther()))
+      return std::nullopt;
+    return windowOf(load.getPtr(), load.getOffsets(), load.getMask(), cast<RankedTensorType>(load.getType()));
+  }
+  if (auto store = dyn_cast<tile::StoreOp>(op))
+    return windowOf(store.getPtr(), store.getOffsets(), store.getMask(),
+                    cast<RankedTensorType>(store.getValue().getType()));
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 #include "Layout.h"
 #include "TargetInfo.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -26,6 +27,20 @@ inline constexpr llvm::StringLiteral kTensorMapsAttr = "tessera.tensor_maps";
 /// issues a loop's bulk tensor copies); the launch's program size adds them.
 inline constexpr llvm::StringLiteral kProducerThreadsAttr = "tessera.producer_threads";
 
+/// Kernel arguments that a kernel's workgroup matmuls assume divisible (formWorkgroupMatmuls), as
+/// an i64 array attribute on the kernel: pairs of argument index and divisor.
+inline constexpr llvm::StringLiteral kWorkgroupDivisorsAttr = "tessera.workgroup_divisors";
+
+/// Replaces block-matmul loops and their epilogues in kernel `f` (tile IR) with
+/// tile.workgroup_matmul ops (WorkgroupMatmul.cpp) and notes the divisors that code assumes
+/// (kWorkgroupDivisorsAttr). Gives how many it formed. bf16 matrices only with `bf16` (a chip with
+/// +bf16); f16 ones always; none in programs of more than kMaxWorkgroupMatrixThreads `threads`.
+inline constexpr int64_t kMaxWorkgroupMatrixThreads = 256;
+int64_t formWorkgroupMatmuls(mlir::func::FuncOp f, bool bf16, int64_t threads);
+/// The conversion of tile.workgroup_matmul to buffers (memrefs), and its legality.
+void populateWorkgroupMatmulToGPUPatterns(mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns,
+                                          mlir::ConversionTarget &legal);
+
 /// A tile.load that reads a window of a row-major matrix (tensorWindowOf): element (i, j) of the
 /// tile is buffer[(r0 + i) * stride + c0 + j] where r0 + i < rows and c0 + j < cols (signed),
 /// zero elsewhere (and where the mask asks r0 + i >= 0 or c0 + j >= 0, zero below 0 too), for
@@ -43,6 +58,7 @@ struct TensorWindow {
   int64_t colsExtent = 0;
   mlir::Value slice;
 };
+/// Also for a tile.store (the window it writes under its mask).
 std::optional<TensorWindow> tensorWindowOf(mlir::Operation *load);
 /// The value of an i32 scalar that a launch knows: {argument index, 0} for a parameter of
 /// `kernel`, {-1, value} for a constant; nothing otherwise.

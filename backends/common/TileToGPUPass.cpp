@@ -203,6 +203,8 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
     if (paramOf[i] >= 0)
       target.annotateParam(func, unsigned(paramOf[i]), (*signature)[i]);
   target.annotateKernel(func, uint32_t(threads));
+  if (Attribute divisors = kernel->getAttr(kWorkgroupDivisorsAttr))
+    func->setAttr(kWorkgroupDivisorsAttr, divisors);
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -425,6 +427,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   populateAtomicOpToGPUPatterns(lowering, converter, patterns);
   populateDotOpToGPUPatterns(lowering, converter, patterns);
   ConversionTarget legal(*ctx);
+  populateWorkgroupMatmulToGPUPatterns(converter, patterns, legal);
   legal.addIllegalDialect<tile::TileDialect>();
   legal.addLegalOp<tile::PushConstantOp, tile::BufferAtomicOp, tile::BufferLoadRunOp, tile::BufferStoreRunOp>();
   legal.markUnknownOpDynamicallyLegal([](Operation *op) { return !touchesTiles(op); });
@@ -455,7 +458,8 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
       // The chip (from the compiler) or the options (tessera-opt) ask for cooperative matrices.
       const bool coop = coopMatrix || hasCoopMatrix(chip);
       desc = spirvTarget(subgroupSize, hasSoftDenormals(chip), coop, coop && (mmaLanes || hasMmaLanes(chip)),
-                         coop && (coopBF16 || hasCoopBF16(chip)));
+                         coop && (coopBF16 || hasCoopBF16(chip)),
+                         coop && (workgroupMatrices || hasWorkgroupMatrices(chip)));
     } else {
       module.emitError() << "unknown target '" << target << "'; use nvptx or spirv";
       return signalPassFailure();
@@ -496,9 +500,16 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessera_kernels");
     info->annotateModule(gpuModule);
-    for (func::FuncOp k : kernels)
+    for (func::FuncOp k : kernels) {
+      // Fast kernels only: portable dots sum in order (docs/numerics.md).
+      if (hasWorkgroupMatrices(valid->chip) && !tile::isPortable(k))
+      {
+        auto warps = k->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr);
+        formWorkgroupMatmuls(k, hasCoopBF16(valid->chip), (warps ? warps.getInt() : 4) * int64_t(valid->subgroupSize));
+      }
       if (failed(lowerKernel(k, gpuModule, *info, copies, stagingBarrier)))
         return signalPassFailure();
+    }
   }
 };
 

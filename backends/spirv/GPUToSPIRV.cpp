@@ -2,6 +2,7 @@
 // push-constant ABI), ABI lowering, VCE trimming and serialization to words.
 #include "SPIRVTarget.h"
 #include "Registration.h"
+#include "spirv/SPIRVPatterns.h"
 
 #include "Tile/IR/TileDialect.h"
 
@@ -506,6 +507,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
     // gpu.subgroup_mma_* (dot on cooperative matrices) => spirv.KHR.CooperativeMatrix*.
     populateMMAToSPIRVCoopMatrixTypeConversion(typeConverter);
     populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(typeConverter, patterns);
+    populateWorkgroupMatmulToSPIRVPatterns(typeConverter, patterns);
     patterns.add<PushConstantLowering, BufferAtomicLowering, BufferLoadRunLowering, BufferStoreRunLowering, FromElementsLowering,
                  GLUnaryLowering<math::Exp2Op, spirv::GLExp2Op>,
                  GLUnaryLowering<math::Log2Op, spirv::GLLog2Op>>(typeConverter, ctx);

@@ -219,6 +219,40 @@ TEST_CASE("the runtime's workgroup-scope self-test shader is well-formed SPIR-V 
   }
 }
 
+TEST_CASE("on a +wgmat chip a block-matmul loop is a variant on workgroup-scope matrices for multiples of the blocks") {
+  const TargetDesc wg = spirvTarget(32, false, true, true, false, true);
+  CHECK(wg.chip == "vulkan1.3+coopmat+mma-lanes+wgmat");
+  TracedKernel fast = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "trace");
+  Package pkg = require(compile(std::span(&fast, 1), std::span(&wg, 1)), "compile");
+  REQUIRE(pkg.kernels.size() == 1);
+  REQUIRE(pkg.kernels[0].artifacts.size() == 1); // the variant alone: no multiples-of-16 one beside it
+  const Artifact &a = pkg.kernels[0].artifacts[0];
+  CHECK(a.target.chip == wg.chip);
+  // (a, b, c, M, N, K): M, N and K multiples of the blocks 64, 64 and 32 (the strides, N and K,
+  // multiples of 8 with them).
+  CHECK(a.divisibleArgs == std::vector<uint32_t>{3, 4, 5});
+  CHECK(a.divisors == std::vector<uint32_t>{64, 64, 32});
+  CHECK(a.sharedMemBytes == 0); // the driver stages the matrices
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<mlir::spirv::SPIRVDialect>();
+  mlir::OwningOpRef<mlir::spirv::ModuleOp> module = mlir::spirv::deserialize(spirvWords(a), &ctx);
+  REQUIRE(module);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  CHECK(contains(text, "!spirv.coopmatrix<64x32xf16, Workgroup, MatrixA>"));
+  CHECK(contains(text, "!spirv.coopmatrix<32x64xf16, Workgroup, MatrixB>"));
+  CHECK(contains(text, "!spirv.coopmatrix<64x64xf32, Workgroup, MatrixAcc>"));
+  CHECK_FALSE(contains(text, "Subgroup, MatrixA"));
+  CHECK(countOps(spirvWords(a), kOpMulAdd) == 1); // one product a k step, in the loop
+
+  // No such loop, no variant: B transposed, or more than 256 invocations.
+  TracedKernel transposed = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast, 4, true), "trace");
+  CHECK(require(compile(std::span(&transposed, 1), std::span(&wg, 1)), "compile").kernels[0].artifacts.empty());
+  TracedKernel wide = require(traceMatmul<f16, float>(128, 128, 32, Numerics::Fast, 16), "trace");
+  CHECK(require(compile(std::span(&wide, 1), std::span(&wg, 1)), "compile").kernels[0].artifacts.empty());
+}
+
 TEST_CASE("TESSERA_COOPMAT=0 turns cooperative matrices off on every Vulkan device") {
   ::setenv("TESSERA_COOPMAT", "0", 1);
   Result<std::shared_ptr<Runtime>> rt = Runtime::create();

@@ -82,6 +82,9 @@ public:
   virtual TargetDesc target() = 0;
   /// The artifact of `kernel` this device runs best, or an Unsupported status saying why none fits.
   virtual Result<const Artifact *> selectArtifact(const KernelEntry &kernel) = 0;
+  /// Whether a variant of the chosen code for a target with more than the chosen one's (a chip
+  /// with kWorkgroupMatrixSuffix) runs on this device.
+  virtual bool runsVariant(const Artifact &) { return false; }
   virtual Result<std::unique_ptr<DriverBuffer>> allocate(size_t bytes) = 0;
   virtual Result<std::unique_ptr<DriverKernel>> loadKernel(const KernelEntry &kernel, const Artifact &artifact) = 0;
   /// Waits for the work of every stream of the device.

@@ -27,16 +27,20 @@ struct ModuleImpl {
   std::shared_ptr<DeviceImpl> device;
   Package package;                         // owned copy: Kernel points into it
   std::vector<const Artifact *> artifacts; // per kernel, the one chosen for this device
+  /// Per kernel, its chosen code loaded; null where that code cannot run on the device but a
+  /// variant on workgroup-scope matrices can (plainFailures says why not).
   std::vector<std::unique_ptr<DriverKernel>> kernels;
-  /// Per kernel, its variant specialized for arguments that are multiples of kSpecializedDivisor
-  /// (Artifact::divisibleArgs), of the chosen artifact's target, or none; launches that satisfy
-  /// it run it instead.
+  std::vector<Status> plainFailures;
+  /// Per kernel, its variants in the order launches try them: the one on workgroup-scope matrices
+  /// (the chosen target's chip + kWorkgroupMatrixSuffix, where the device runs it), then the one
+  /// for arguments that are multiples of kSpecializedDivisor (the chosen artifact's target); a
+  /// launch whose arguments have a variant's divisors (Artifact::divisorOf) runs it instead.
   struct Variant {
     const Artifact *artifact = nullptr;
     std::unique_ptr<DriverKernel> kernel;
     std::unique_ptr<std::atomic<uint64_t>> launches = std::make_unique<std::atomic<uint64_t>>(0);
   };
-  std::vector<Variant> variants;
+  std::vector<std::vector<Variant>> variants;
   ~ModuleImpl() {
     variants.clear();
     kernels.clear();

@@ -21,10 +21,10 @@ bool specializationAllowed() {
 }
 
 /// Is every argument a specialized variant assumes divisible (Artifact::divisibleArgs) a multiple
-/// of kSpecializedDivisor in this launch?
+/// of its divisor (Artifact::divisorOf) in this launch?
 bool divisibleArgsHold(const Artifact &variant, std::span<const detail::LaunchArg> args) {
-  for (uint32_t i : variant.divisibleArgs) {
-    const detail::LaunchArg &a = args[i];
+  for (size_t n = 0; n < variant.divisibleArgs.size(); ++n) {
+    const detail::LaunchArg &a = args[variant.divisibleArgs[n]];
     int64_t value = 0;
     switch (a.spec->dtype) {
     case DType::I32: value = *static_cast<const int32_t *>(a.scalar); break;
@@ -32,7 +32,7 @@ bool divisibleArgsHold(const Artifact &variant, std::span<const detail::LaunchAr
     case DType::I64: value = *static_cast<const int64_t *>(a.scalar); break;
     default: return false;
     }
-    if (value % kSpecializedDivisor != 0) return false;
+    if (value % int64_t(variant.divisorOf(n)) != 0) return false;
   }
   return true;
 }
@@ -203,20 +203,46 @@ Result<Module> Device::load(const Package &pkg) {
     Result<const Artifact *> artifact = impl_->native->selectArtifact(k);
     if (!artifact) return artifact.status();
     Result<std::unique_ptr<detail::DriverKernel>> kernel = impl_->native->loadKernel(k, **artifact);
-    if (!kernel) return kernel.status();
+    // Code that does not fit the device (its shared memory, say) may still run as a variant on
+    // workgroup-scope matrices, whose staging the driver does: kept with the reason, for launches.
+    const bool workgroupAlone = !kernel && kernel.status().code() == StatusCode::Unsupported &&
+                                std::any_of(k.artifacts.begin(), k.artifacts.end(), [&](const Artifact &a) {
+                                  return hasWorkgroupMatrices(a.target.chip) &&
+                                         a.target.chip == (*artifact)->target.chip + kWorkgroupMatrixSuffix;
+                                });
+    if (!kernel && !workgroupAlone) return kernel.status();
     module->artifacts.push_back(*artifact);
-    module->kernels.push_back(std::move(*kernel));
-    // The chosen code's variant for arguments that are multiples of 16.
-    detail::ModuleImpl::Variant variant;
-    for (const Artifact &a : k.artifacts)
-      if (specializationAllowed() && !a.divisibleArgs.empty() && a.tensorMaps.empty() && a.target == (*artifact)->target) {
-        Result<std::unique_ptr<detail::DriverKernel>> v = impl_->native->loadKernel(k, a);
-        if (!v) return v.status();
-        variant.artifact = &a;
-        variant.kernel = std::move(*v);
-        break;
-      }
-    module->variants.push_back(std::move(variant));
+    module->plainFailures.push_back(kernel ? Status() : kernel.status());
+    module->kernels.push_back(kernel ? std::move(*kernel) : nullptr);
+    // The chosen code's variants: on workgroup-scope matrices (chip + kWorkgroupMatrixSuffix)
+    // where the device runs them, then for arguments that are multiples of 16; a launch runs the
+    // first whose divisors its arguments have.
+    std::vector<detail::ModuleImpl::Variant> variants;
+    const TargetDesc &chosen = (*artifact)->target;
+    const TargetDesc workgroup = [&] {
+      TargetDesc t = chosen;
+      t.chip += kWorkgroupMatrixSuffix;
+      return t;
+    }();
+    for (const TargetDesc *want : {&workgroup, &chosen})
+      for (const Artifact &a : k.artifacts)
+        if (specializationAllowed() && !a.divisibleArgs.empty() && a.tensorMaps.empty() && a.target == *want &&
+            (want == &chosen || impl_->native->runsVariant(a))) {
+          Result<std::unique_ptr<detail::DriverKernel>> v = impl_->native->loadKernel(k, a);
+          // A variant that does not fit the device where the plain code did not either (the
+          // multiples of 16 beside a workgroup-matrix variant) is left out.
+          if (!v && v.status().code() == StatusCode::Unsupported && !module->kernels.back()) break;
+          if (!v) return v.status();
+          detail::ModuleImpl::Variant variant;
+          variant.artifact = &a;
+          variant.kernel = std::move(*v);
+          variants.push_back(std::move(variant));
+          break;
+        }
+    if (!module->kernels.back() &&
+        (variants.empty() || !hasWorkgroupMatrices(variants.front().artifact->target.chip)))
+      return module->plainFailures.back(); // (the variant did not run here either)
+    module->variants.push_back(std::move(variants));
   }
   Module m;
   m.impl_ = std::move(module);
@@ -359,16 +385,19 @@ std::string scalarHint(DType t) {
 
 std::vector<KernelStatistic> Kernel::statistics() const {
   if (!module_ || !entry_) return {};
-  std::vector<KernelStatistic> out = module_->kernels[index_]->statistics();
-  const detail::ModuleImpl::Variant &v = module_->variants[index_];
-  if (v.kernel) {
+  std::vector<KernelStatistic> out;
+  if (module_->kernels[index_]) out = module_->kernels[index_]->statistics();
+  for (const detail::ModuleImpl::Variant &v : module_->variants[index_]) {
+    // "specialized" for the variant of multiples of 16, "workgroup-matrix" for the other.
+    const std::string kind = hasWorkgroupMatrices(v.artifact->target.chip) ? "workgroup-matrix" : "specialized";
     std::string args;
-    for (uint32_t i : v.artifact->divisibleArgs) args += (args.empty() ? "" : ", ") + entry_->args[i].name;
-    out.push_back({"specialized launches", "launches so far that ran the variant for " + args + " divisible by " +
-                                               std::to_string(kSpecializedDivisor),
+    for (size_t n = 0; n < v.artifact->divisibleArgs.size(); ++n)
+      args += (args.empty() ? "" : ", ") + entry_->args[v.artifact->divisibleArgs[n]].name + " divisible by " +
+              std::to_string(v.artifact->divisorOf(n));
+    out.push_back({kind + " launches", "launches so far that ran the variant for " + args,
                    double(v.launches->load(std::memory_order_relaxed))});
     for (const KernelStatistic &s : v.kernel->statistics())
-      out.push_back({"specialized " + s.name, "the variant's: " + s.description, s.value});
+      out.push_back({kind + " " + s.name, "the variant's: " + s.description, s.value});
   }
   return out;
 }
@@ -440,10 +469,21 @@ Status Kernel::launchOn(detail::DriverStream &stream, Grid grid, std::span<const
                         " exceeds the limit of " + std::to_string(bi.maxGroupCount[axis]) + " programs on that axis for " +
                         dev.info.name + " via " + toString(dev.backend));
 
-  // The variant for arguments that are multiples of 16 where these are.
-  if (const detail::ModuleImpl::Variant &v = module_->variants[index_]; v.kernel && divisibleArgsHold(*v.artifact, native)) {
-    v.launches->fetch_add(1, std::memory_order_relaxed);
-    return v.kernel->launch(stream, grid, native);
+  // The first variant whose divisors these arguments have.
+  for (const detail::ModuleImpl::Variant &v : module_->variants[index_])
+    if (divisibleArgsHold(*v.artifact, native)) {
+      v.launches->fetch_add(1, std::memory_order_relaxed);
+      return v.kernel->launch(stream, grid, native);
+    }
+  if (!module_->kernels[index_]) {
+    const Artifact &w = *module_->variants[index_].front().artifact;
+    std::string divisors;
+    for (size_t n = 0; n < w.divisibleArgs.size(); ++n)
+      divisors += (divisors.empty() ? "" : ", ") + k.args[w.divisibleArgs[n]].name + " a multiple of " +
+                  std::to_string(w.divisorOf(n));
+    return Status(StatusCode::Unsupported, "kernel '" + k.name + "' runs on " + dev.info.name +
+                                               " only on workgroup-scope matrices, which need " + divisors +
+                                               "; its other code cannot: " + module_->plainFailures[index_].message());
   }
   return module_->kernels[index_]->launch(stream, grid, native);
 }

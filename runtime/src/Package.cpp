@@ -1,6 +1,8 @@
 // Kernel package v3: writer, bounds-checked reader and file I/O. Layout: docs/package-format.md.
 #include "tessera/runtime/Package.hpp"
 
+#include <algorithm>
+
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -175,7 +177,7 @@ void readArtifact(Reader &r, Artifact &a, uint32_t version, size_t argCount) {
     a.tensorMaps.push_back(m);
   }
   if (version < 3) return;
-  uint32_t divisible = r.count("divisible argument count", 4);
+  uint32_t divisible = r.count("divisible argument count", version >= 4 ? 8 : 4);
   for (uint32_t i = 0; i < divisible && !r.failed(); ++i) {
     size_t at = r.pos();
     uint32_t arg = r.u32("divisible argument");
@@ -183,7 +185,16 @@ void readArtifact(Reader &r, Artifact &a, uint32_t version, size_t argCount) {
       r.fail("divisible argument " + std::to_string(arg) + " of a kernel with " + std::to_string(argCount) + " arguments",
              at);
     a.divisibleArgs.push_back(arg);
+    if (version < 4) continue; // every divisor kSpecializedDivisor
+    at = r.pos();
+    uint32_t divisor = r.u32("argument divisor");
+    if (!r.failed() && divisor < 2)
+      r.fail("argument divisor " + std::to_string(divisor) + " (at least 2)", at);
+    a.divisors.push_back(divisor);
   }
+  // One form for "every divisor kSpecializedDivisor": no list.
+  if (std::all_of(a.divisors.begin(), a.divisors.end(), [](uint32_t d) { return d == kSpecializedDivisor; }))
+    a.divisors.clear();
 }
 
 void readKernel(Reader &r, KernelEntry &k, uint32_t version) {
@@ -229,6 +240,7 @@ bool hasSoftDenormals(const std::string &chip) {
 bool hasCoopMatrix(const std::string &chip) { return chip.find(kCoopMatrixSuffix) != std::string::npos; }
 bool hasMmaLanes(const std::string &chip) { return chip.find(kMmaLanesSuffix) != std::string::npos; }
 bool hasCoopBF16(const std::string &chip) { return chip.find(kCoopBF16Suffix) != std::string::npos; }
+bool hasWorkgroupMatrices(const std::string &chip) { return chip.find(kWorkgroupMatrixSuffix) != std::string::npos; }
 
 const Artifact *KernelEntry::find(TargetKind kind, uint32_t subgroupSize) const {
   // An exact subgroup match wins; an artifact recorded with subgroupSize 0 runs at any size.
@@ -285,7 +297,10 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
         p.u32(m.rank);
       }
       p.u32(static_cast<uint32_t>(a.divisibleArgs.size()));
-      for (uint32_t arg : a.divisibleArgs) p.u32(arg);
+      for (size_t i = 0; i < a.divisibleArgs.size(); ++i) {
+        p.u32(a.divisibleArgs[i]);
+        p.u32(a.divisorOf(i));
+      }
     }
   }
   std::vector<uint8_t> payload = p.take();

@@ -148,11 +148,11 @@ TEST_CASE("package.bad_magic") {
 
 TEST_CASE("package.newer_version_is_unsupported") {
   std::vector<uint8_t> b = serializePackage(samplePackage());
-  b[8] = 4;
+  b[8] = 5;
   auto r = parsePackage(b);
   CHECK(codeOf(r.status()) == codeName(StatusCode::Unsupported));
   CHECK(r.status().message() ==
-        "package format version 4 is newer than this runtime reads (3); rebuild the package with this Tessera or "
+        "package format version 5 is newer than this runtime reads (4); rebuild the package with this Tessera or "
         "update the runtime");
 }
 
@@ -197,6 +197,48 @@ TEST_CASE("package.divisible_arguments_are_checked") {
   auto bad = parsePackage(serializePackage(p));
   CHECK(codeOf(bad.status()) == codeName(StatusCode::Corrupt));
   CHECK(contains(bad.status().message(), "divisible argument 4 of a kernel with 4 arguments"));
+}
+
+TEST_CASE("package.divisors_round_trip_and_are_checked") {
+  // A workgroup-matrix variant: M, N and K multiples of 128, 256 and 64.
+  Package p;
+  Artifact a = ptxArtifact("sm_90");
+  a.divisibleArgs = {1, 2, 3};
+  a.divisors = {128, 256, 64};
+  p.kernels.push_back(addScalarKernel({a}));
+  auto ok = parsePackage(serializePackage(p));
+  REQUIRE_MESSAGE(ok.ok(), ok.status().toString());
+  CHECK(*ok == p);
+  CHECK(ok->kernels[0].artifacts[0].divisorOf(1) == 256);
+  // Every divisor 16 reads back as no list (the one form of that).
+  p.kernels[0].artifacts[0].divisors = {16, 16, 16};
+  auto sixteen = parsePackage(serializePackage(p));
+  REQUIRE(sixteen.ok());
+  CHECK(sixteen->kernels[0].artifacts[0].divisors.empty());
+  CHECK(sixteen->kernels[0].artifacts[0].divisorOf(2) == kSpecializedDivisor);
+  p.kernels[0].artifacts[0].divisors = {128, 1, 64};
+  auto bad = parsePackage(serializePackage(p));
+  CHECK(codeOf(bad.status()) == codeName(StatusCode::Corrupt));
+  CHECK(contains(bad.status().message(), "argument divisor 1 (at least 2)"));
+}
+
+TEST_CASE("package.version_3_reads_every_divisor_as_16") {
+  // Version 3 is version 4 without the divisor after each divisible argument.
+  Package p;
+  Artifact a = ptxArtifact("sm_90");
+  a.divisibleArgs = {3};
+  p.kernels.push_back(addScalarKernel({a}));
+  std::vector<uint8_t> b = serializePackage(p);
+  REQUIRE(b.size() > 36);
+  CHECK(b[b.size() - 4] == kSpecializedDivisor); // the last field: the divisor of argument 3
+  b.resize(b.size() - 4);
+  b[8] = 3;
+  writeU64(b, 16, b.size() - 32);
+  resealPackage(b);
+  auto back = parsePackage(b);
+  REQUIRE_MESSAGE(back.ok(), back.status().toString());
+  CHECK(*back == p);
+  CHECK(back->kernels[0].artifacts[0].divisorOf(0) == kSpecializedDivisor);
 }
 
 TEST_CASE("package.version_1_still_reads") {

@@ -161,6 +161,19 @@ LogicalResult BufferLoadRunOp::verify() {
 }
 LogicalResult BufferStoreRunOp::verify() { return verifyRun(*this, getBuffer().getType(), getValues().getTypes()); }
 
+LogicalResult WorkgroupMatmulOp::verify() {
+  for (int64_t block : {getBlockM(), getBlockN(), getBlockK()})
+    if (block <= 0 || block % 16)
+      return emitOpError() << "needs blocks that are positive multiples of 16, got " << getBlockM() << " x "
+                           << getBlockN() << " x " << getBlockK();
+  Type in = getInType();
+  if (!in.isF16() && !in.isBF16())
+    return emitOpError() << "multiplies f16 or bf16 matrices, not " << in;
+  if (bool(getBias()) != bool(getBiasOffset()))
+    return emitOpError() << "needs a bias offset exactly when it has a bias";
+  return success();
+}
+
 LogicalResult DotOp::verify() {
   auto a = cast<RankedTensorType>(getA().getType()), b = cast<RankedTensorType>(getB().getType());
   auto acc = cast<RankedTensorType>(getAcc().getType());

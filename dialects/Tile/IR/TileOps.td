@@ -222,6 +222,37 @@ def Tile_BufferLoadRunOp : Tile_Op<"buffer_load_run", [MemoryEffects<[MemRead]>,
   let hasVerifier = 1;
 }
 
+def Tile_WorkgroupMatmulOp : Tile_Op<"workgroup_matmul", [AttrSizedOperandSegments]> {
+  let summary = "a matmul block on workgroup-scope cooperative matrices (SPIR-V, VK_NV_cooperative_matrix2)";
+  let description = [{
+    Formed by `convert-tile-to-gpu` for SPIR-V chips with `+wgmat` from a block-matmul loop and
+    its epilogue (formWorkgroupMatmuls, WorkgroupMatmul.cpp); it never appears in a traced kernel.
+    With BM, BN, BK = `block_m`, `block_n`, `block_k` and accumulation in f32:
+
+      acc = 0
+      for t in [0, steps): acc += A_t @ B_t, where A_t is the BM x BK matrix at element
+          a_offset + t * BK of `a` with rows a_stride apart, B_t the BK x BN matrix at
+          b_offset + t * BK * b_stride of `b` with rows b_stride apart
+      v = acc (+ bias[bias_offset + j] in every row, where `bias` is given)
+      C = v in c's element type, the BM x BN matrix at c_offset of `c` with rows c_stride apart
+
+    Every matrix lies wholly inside its buffer and no element is masked: the code that forms it
+    holds that only for launches whose sizes are multiples of the blocks (the variant's divisors).
+    The SPIR-V lowering loads A_t and B_t straight from the buffers as workgroup-scope matrices,
+    which the driver stages through shared memory itself.
+  }];
+  let arguments = (ins AnyType:$a, I32:$a_offset, I32:$a_stride, AnyType:$b, I32:$b_offset, I32:$b_stride,
+                       I32:$steps, AnyType:$c, I32:$c_offset, I32:$c_stride, Optional<AnyType>:$bias,
+                       Optional<I32>:$bias_offset, I64Attr:$block_m, I64Attr:$block_n, I64Attr:$block_k,
+                       TypeAttr:$in_type);
+  let assemblyFormat = [{
+    $a `[` $a_offset `,` $a_stride `]` `,` $b `[` $b_offset `,` $b_stride `]` `steps` $steps `->`
+    $c `[` $c_offset `,` $c_stride `]` (`bias` $bias^ `[` $bias_offset `]`)? attr-dict `:`
+    type($a) `,` type($b) `,` type($c) (`,` type($bias)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_BufferStoreRunOp : Tile_Op<"buffer_store_run", [MemoryEffects<[MemWrite]>]> {
   let summary = "writes 16 contiguous bytes of a buffer from its elements (SPIR-V lowering of whole runs)";
   let description = [{

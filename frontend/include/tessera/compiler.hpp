@@ -41,8 +41,11 @@ TargetDesc nvptxTarget(std::string chip = "sm_90", uint32_t ptxVersion = 0);
 /// With `bf16` too (chip "vulkan1.3+coopmat+bf16", before any "+mma-lanes"): fast-mode `dot` on
 /// bf16 also runs on cooperative matrices (VK_KHR_shader_bfloat16), where the device passes a
 /// bf16 self-test.
+/// With `workgroup` too (chip ending "+wgmat", after the others): block matmuls run on
+/// workgroup-scope cooperative matrices (VK_NV_cooperative_matrix2), as a variant for arguments
+/// that are multiples of the blocks.
 TargetDesc spirvTarget(uint32_t subgroupSize, bool softDenormals = false, bool coopMatrix = false,
-                       bool mmaLanes = false, bool bf16 = false);
+                       bool mmaLanes = false, bool bf16 = false, bool workgroup = false);
 
 /// Checks a target before LLVM sees it (LLVM aborts the process on an unsupported PTX version
 /// or chip); the error says which chips or versions would work. Also resolves ptxVersion 0.

@@ -178,6 +178,7 @@ bool describe(VkPhysicalDevice handle, uint32_t index, VulkanPhysical &out, std:
   b.features = out.features.names();
   for (const CoopMatrixPropertiesKHR &shape : shapes) b.matrixShapes.push_back(describeCoopMatrixShape(shape));
   out.flexible = flexibleDimensions(handle, p.apiVersion, out.extensions);
+  out.workgroupMatrixInvocations = haveCoop2 ? coop2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize : 0;
   for (const CoopMatrixFlexibleDimensionsNV &e : out.flexible) b.matrixShapes.push_back(describeFlexibleDimensions(e));
   if (haveCoop2 && out.features.coopMatrixWorkgroupScope)
     b.matrixShapes.push_back("workgroup scope: up to " +

@@ -34,6 +34,7 @@ struct VulkanPhysical {
   ShaderFeatures features;         // queried once; what checkCapabilities compares against
   std::set<std::string> extensions; // device extensions offered
   std::vector<CoopMatrixFlexibleDimensionsNV> flexible; // VK_NV_cooperative_matrix2's entries
+  uint32_t workgroupMatrixInvocations = 0; // cooperativeMatrixWorkgroupScopeMaxWorkgroupSize
 };
 
 class VulkanDriver final : public detail::Driver {
@@ -258,6 +259,12 @@ public:
   /// the shape reported, and the self-test exact), run once on first need, then kept.
   const CoopMatrixCheck &coopMatrixCheck();
   std::string matrixUnits() override { return coopMatrixCheck().detail; }
+  /// Code on workgroup-scope matrices, where their self-test passed.
+  bool runsVariant(const Artifact &a) override {
+    return a.target.kind == TargetKind::SPIRV && hasWorkgroupMatrices(a.target.chip) && coopMatrixCheck().workgroup &&
+           (!hasCoopBF16(a.target.chip) || coopMatrixCheck().bf16) &&
+           uint64_t(a.blockSize[0]) * a.blockSize[1] * a.blockSize[2] <= physical_.workgroupMatrixInvocations;
+  }
 
   /// Records one command on the default stream and waits for it (synchronous copies, the probe).
   Status submitAndWait(const std::function<void(VkCommandBuffer)> &record, const std::string &what);

@@ -14,7 +14,7 @@
 namespace tessera {
 
 /// Newest package format this build reads and the one it writes.
-inline constexpr uint32_t kPackageFormatVersion = 3;
+inline constexpr uint32_t kPackageFormatVersion = 4;
 
 enum class ArgKind : uint8_t { Buffer = 1, Scalar = 2 };
 
@@ -53,6 +53,13 @@ bool hasMmaLanes(const std::string &chip);
 /// runtime picks such code only where bf16 matrices pass a self-test of their own.
 inline constexpr const char *kCoopBF16Suffix = "+bf16";
 bool hasCoopBF16(const std::string &chip);
+/// After kMmaLanesSuffix (or kCoopBF16Suffix, or kCoopMatrixSuffix): block matmuls run on
+/// workgroup-scope cooperative matrices that the driver stages itself (VK_NV_cooperative_matrix2):
+/// "vulkan1.3+coopmat+mma-lanes+wgmat". Such code is a variant for arguments with the divisors it
+/// names (Artifact::divisors); the runtime picks it only where workgroup-scope matrices passed their
+/// self-test.
+inline constexpr const char *kWorkgroupMatrixSuffix = "+wgmat";
+bool hasWorkgroupMatrices(const std::string &chip);
 const char *toString(TargetKind t);
 
 /// What a compiled artifact was built for. For PTX `chip` is "sm_90" and `ptxVersion` is
@@ -114,6 +121,12 @@ struct Artifact {
   /// artifact of the same target (selection never picks it itself); the runtime launches it
   /// instead where the launch's arguments satisfy the assumption.
   std::vector<uint32_t> divisibleArgs;
+  /// (Format 4.) The divisor each divisibleArgs entry must be a multiple of, in the same order;
+  /// empty: kSpecializedDivisor for each. Code on workgroup-scope matrices (kWorkgroupMatrixSuffix)
+  /// assumes the matrix sizes are multiples of its blocks.
+  std::vector<uint32_t> divisors;
+  /// The divisor divisibleArgs[i] must be a multiple of.
+  uint32_t divisorOf(size_t i) const { return i < divisors.size() ? divisors[i] : uint32_t(kSpecializedDivisor); }
   bool operator==(const Artifact &) const = default;
 };
 
