@@ -10,6 +10,8 @@
 //                          [--out=f16|f32] [--in=f16|bf16] [--repeat=50] [--rows=16] [--nv-extension] [--shapes]
 //
 // --in=bf16: A and B hold bf16 bits (for a module written with gen_wg_matmul.py --bf16).
+// --push-sizes: N and K go to the module as push constants (bytes 0 and 4; gen_wg_matmul.py
+// --push-sizes). --bias: C = A @ B + bias, bias (N f32) at binding 3 (gen_wg_matmul.py --bias).
 //
 // --nv-extension inserts OpExtension "SPV_NV_cooperative_matrix2" into the module (MLIR 22 cannot
 // name it); --shapes prints the device's cooperative-matrix shapes and limits. Exit status: 0 checked and timed, 1 a wrong result or a failed step, 2 bad usage,
@@ -31,7 +33,7 @@ namespace {
 struct Options {
   std::string spv, out = "f16", in = "f16";
   int m = 0, n = 0, k = 0, bm = 0, bn = 0, wg = 0, repeat = 50, rows = 16;
-  bool nvExtension = false, shapes = false;
+  bool nvExtension = false, shapes = false, pushSizes = false, bias = false;
 };
 
 bool parse(int argc, char **argv, Options &o) {
@@ -54,6 +56,8 @@ bool parse(int argc, char **argv, Options &o) {
     else if (const char *v = value("--rows=")) o.rows = std::atoi(v);
     else if (a == "--nv-extension") o.nvExtension = true;
     else if (a == "--shapes") o.shapes = true;
+    else if (a == "--push-sizes") o.pushSizes = true;
+    else if (a == "--bias") o.bias = true;
     else {
       std::fprintf(stderr, "unknown argument '%s'\n", a.c_str());
       return false;
@@ -62,7 +66,7 @@ bool parse(int argc, char **argv, Options &o) {
   bool sizes = o.m > 0 && o.n > 0 && o.k > 0 && o.bm > 0 && o.bn > 0 && o.wg > 0;
   if (o.spv.empty() || !sizes || o.m % o.bm || o.n % o.bn || (o.out != "f16" && o.out != "f32") || (o.in != "f16" && o.in != "bf16") || o.repeat < 1) {
     std::fprintf(stderr, "usage: tessera-wgmatrix-probe --spv=FILE --m=M --n=N --k=K --bm=BM --bn=BN --wg=WG "
-                         "[--out=f16|f32] [--in=f16|bf16] [--repeat=R] [--rows=ROWS] [--nv-extension] [--shapes] (BM divides M, BN divides N)\n");
+                         "[--out=f16|f32] [--in=f16|bf16] [--repeat=R] [--rows=ROWS] [--nv-extension] [--shapes] [--push-sizes] [--bias] (BM divides M, BN divides N)\n");
     return false;
   }
   return true;
@@ -135,11 +139,16 @@ int main(int argc, char **argv) {
   k.args = {{"a", tessera::ArgKind::Buffer, tessera::DType::F16, 0},
             {"b", tessera::ArgKind::Buffer, tessera::DType::F16, 1},
             {"c", tessera::ArgKind::Buffer, outType, 2}};
+  if (o.bias) k.args.push_back({"bias", tessera::ArgKind::Buffer, tessera::DType::F32, 3});
+  if (o.pushSizes)
+    k.args.insert(k.args.end(), {{"n", tessera::ArgKind::Scalar, tessera::DType::I32, 0},
+                                 {"k", tessera::ArgKind::Scalar, tessera::DType::I32, 4}});
   tessera::Artifact &art = k.artifacts.emplace_back();
   art.target = {tessera::TargetKind::SPIRV, "vulkan1.3+coopmat", 0, 32};
   art.entryPoint = "main";
   art.blockSize = {uint32_t(o.wg), 1, 1};
   art.code = std::move(code);
+  art.pushConstantBytes = o.pushSizes ? 8 : 0;
   auto mod = dev->load(pkg);
   if (!mod) {
     std::fprintf(stderr, "load: %s\n", mod.status().message().c_str());
@@ -172,6 +181,14 @@ int main(int argc, char **argv) {
   for (auto &v : b) v = draw();
   auto da = dev->allocate(tessera::DType::F16, M * K), db = dev->allocate(tessera::DType::F16, K * N);
   auto dc = dev->allocate(outType, M * N);
+  std::vector<float> bias(N, 0.0f);
+  if (o.bias)
+    for (float &v : bias) v = uni(rng);
+  auto dbias = dev->allocate(tessera::DType::F32, N);
+  if (!dbias || !dbias->upload(bias.data(), N * 4)) {
+    std::fprintf(stderr, "bias allocation failed\n");
+    return 1;
+  }
   if (!da || !db || !dc) {
     std::fprintf(stderr, "allocation failed\n");
     return 1;
@@ -183,7 +200,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   const tessera::Grid grid{uint32_t(N / o.bn), uint32_t(M / o.bm), 1};
-  auto launch = [&] { return kernel->launch(grid, {*da, *db, *dc}); };
+  auto launch = [&] {
+    std::vector<tessera::KernelArg> args{*da, *db, *dc};
+    if (o.bias) args.emplace_back(*dbias);
+    if (o.pushSizes) args.insert(args.end(), {int32_t(N), int32_t(K)});
+    return kernel->launch(grid, args);
+  };
   if (tessera::Status s = launch(); !s || !(s = dev->synchronize())) {
     std::fprintf(stderr, "launch: %s\n", s.message().c_str());
     return 1;
@@ -203,7 +225,8 @@ int main(int argc, char **argv) {
   std::uniform_int_distribution<size_t> pickRow(0, M - 1);
   for (int r = 0; r < o.rows; ++r) {
     size_t i = pickRow(rng);
-    std::vector<double> ref(N, 0.0), mag(N, 0.0);
+    std::vector<double> ref(bias.begin(), bias.end()), mag(N, 0.0);
+    for (size_t j = 0; j < N; ++j) mag[j] = std::fabs(ref[j]);
     for (size_t kk = 0; kk < K; ++kk) {
       double av = value(a[i * K + kk]);
       const double *brow = &bt[kk * N];

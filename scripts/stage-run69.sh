@@ -33,4 +33,14 @@ gen 4096 4096 4096 128 128 64 128 f16
 gen 4096 4096 4096 64 256 64 128 f16
 gen 4096 4096 4096 128 256 128 256 f16
 gen 8192 8192 8192 256 128 64 256 f16
+# Run 72: what separates the compiled kernels from these (sizes from push constants, rounded to
+# multiples of 8, the GLSL450 memory model).
+gen 4096 4096 4096 128 256 64 256 f16 --push-sizes
+gen 4096 4096 4096 128 256 64 256 f16 --push-sizes --align
+gen 4096 4096 4096 128 256 64 256 f16 --glsl450
+gen 4096 4096 4096 128 256 64 256 f16 --push-sizes --align --glsl450
+gen 4096 4096 4096 128 256 64 256 f16 --bias
+gen 4096 4096 4096 128 256 64 256 f16 --push-sizes --align --glsl450 --bias
+gen 4096 4096 4096 128 256 64 256 f16 --guard
+gen 4096 4096 4096 128 256 64 256 f16 --push-sizes --align --glsl450 --bias --guard
 ls "$W/spv"

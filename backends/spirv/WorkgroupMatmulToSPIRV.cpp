@@ -22,6 +22,15 @@ struct WorkgroupMatmulLowering final : OpConversionPattern<tile::WorkgroupMatmul
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(tile::WorkgroupMatmulOp op, OpAdaptor adaptor, ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
+    // Is `buffer` a kernel argument's block of one runtime array (as the conversion passes buffers)?
+    auto isBlock = [](Value buffer) {
+      auto ptr = dyn_cast<spirv::PointerType>(buffer.getType());
+      auto block = ptr ? dyn_cast<spirv::StructType>(ptr.getPointeeType()) : nullptr;
+      return block && block.getNumElements() == 1 && isa<spirv::RuntimeArrayType>(block.getElementType(0));
+    };
+    if (!isBlock(adaptor.getA()) || !isBlock(adaptor.getB()) || !isBlock(adaptor.getC()) ||
+        (adaptor.getBias() && !isBlock(adaptor.getBias())))
+      return r.notifyMatchFailure(op, "a buffer is not a kernel argument's block");
     MLIRContext *ctx = r.getContext();
     const int64_t bm = op.getBlockM(), bn = op.getBlockN(), bk = op.getBlockK();
     const bool bf16 = op.getInType().isBF16();
@@ -35,15 +44,8 @@ struct WorkgroupMatmulLowering final : OpConversionPattern<tile::WorkgroupMatmul
     auto accType = matrix(f32, bm, bn, spirv::CooperativeMatrixUseKHR::MatrixAcc);
     auto constant = [&](int64_t v) -> Value { return spirv::ConstantOp::create(r, loc, i32, r.getI32IntegerAttr(int32_t(v))); };
     Value zero = constant(0);
-    // A pointer to element `index` of a buffer (a kernel argument: pointer to a block of one
-    // runtime array).
+    // A pointer to element `index` of such a buffer.
     auto element = [&](Value buffer, Value index) -> Value {
-      auto ptr = dyn_cast<spirv::PointerType>(buffer.getType());
-      auto block = ptr ? dyn_cast<spirv::StructType>(ptr.getPointeeType()) : nullptr;
-      auto array = block && block.getNumElements() == 1 ? dyn_cast<spirv::RuntimeArrayType>(block.getElementType(0))
-                                                         : nullptr;
-      if (!array)
-        return {};
       return spirv::AccessChainOp::create(r, loc, buffer, ValueRange{zero, index});
     };
     auto layout = spirv::CooperativeMatrixLayoutKHRAttr::get(ctx, spirv::CooperativeMatrixLayoutKHR::RowMajor);
@@ -53,9 +55,6 @@ struct WorkgroupMatmulLowering final : OpConversionPattern<tile::WorkgroupMatmul
         l->setAttr(kBF16MatrixAttr, r.getUnitAttr());
       return l;
     };
-    if (!element(adaptor.getA(), zero) || !element(adaptor.getB(), zero) || !element(adaptor.getC(), zero) ||
-        (adaptor.getBias() && !element(adaptor.getBias(), zero)))
-      return r.notifyMatchFailure(op, "a buffer is not a kernel argument's block");
 
     Value accZero = spirv::CompositeConstructOp::create(r, loc, accType,
                                                         ValueRange{spirv::ConstantOp::getZero(f32, loc, r)});

@@ -37,7 +37,7 @@
 // LANES: spirv.KHR.CooperativeMatrixMulAdd
 // LANES: spirv.CompositeExtract {{.*}} : !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
 // LANES16: the chip vulkan1.3+coopmat+mma-lanes places accumulators in 32 lanes; subgroup size 16 was asked
-// BAD: --coopmat wants no, yes, lanes, bf16, bf16-lanes, both or all; got 'sometimes'
+// BAD: --coopmat wants no, yes, lanes, bf16, bf16-lanes, lanes-wg, bf16-lanes-wg, both or all; got 'sometimes'
 
 // PLAIN: spirv.module {{.*}} Logical GLSL450 requires #spirv.vce<v1.0
 // PLAIN-NOT: CooperativeMatrix

@@ -10,11 +10,19 @@ are baked in (they must be multiples of the blocks). Serialize with
   mlir-translate --no-implicit-module --serialize-spirv OUT.mlir -o OUT.spv
 and run with tessera-wgmatrix-probe (bench/WgMatrixProbe.cpp).
 
-usage: gen_wg_matmul.py M N K BM BN BK WG {f16|f32} [--bf16] [--prefetch] > OUT.mlir
-  --bf16      A and B hold bf16 bits (loaded as bf16 matrices, VK_KHR_shader_bfloat16)
-  --prefetch  the slices for step k + 1 are loaded before step k's product (the last step loads
-              step 0's again, unused)
+usage: gen_wg_matmul.py M N K BM BN BK WG {f16|f32} [--bf16] [--prefetch] [--push-sizes]
+                        [--align] [--glsl450] > OUT.mlir
+  --bf16        A and B hold bf16 bits (loaded as bf16 matrices, VK_KHR_shader_bfloat16)
+  --prefetch    the slices for step k + 1 are loaded before step k's product (the last step loads
+                step 0's again, unused)
+  --push-sizes  N and K (the strides and the loop's bound) come from push constants (bytes 0 and
+                4: tessera-wgmatrix-probe --push-sizes passes them) instead of being constants
+  --align       ... and are rounded down to multiples of 8 (x & ~7), as Tessera's lowering does
+  --glsl450     the GLSL450 memory model instead of Vulkan's (as Tessera's modules have)
+  --bias        C = A @ B + bias (binding 3, N f32, in every row: loaded with stride 0)
+  --guard       all of it under `row0 < M && col0 < N` (a structured selection)
 """
+import io
 import sys
 
 
@@ -49,9 +57,48 @@ LOOP_PRE = """{loads_0}    %acc = spirv.mlir.loop -> {tacc} {{
 
 
 def main():
+    real, sys.stdout = sys.stdout, io.StringIO()
+    emit()
+    text, sys.stdout = sys.stdout.getvalue(), real
     flags = [a for a in sys.argv[1:] if a.startswith("--")]
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 8 or any(f not in ("--bf16", "--prefetch") for f in flags):
+    N, K = args[1], args[2]
+    if "--push-sizes" in flags:
+        pc = "!spirv.ptr<!spirv.struct<(i32 [0], i32 [4])>, PushConstant>"
+        text = text.replace("  spirv.GlobalVariable @wgid", f"  spirv.GlobalVariable @sizes : {pc}\n  spirv.GlobalVariable @wgid", 1)
+        text = text.replace("@main, @wgid,", "@main, @sizes, @wgid,")
+        for name, index in (("cN", 0), ("cK", 1)):
+            value = N if name == "cN" else K
+            load = (f"    %p{name} = spirv.mlir.addressof @sizes : {pc}\n"
+                    f"    %e{name} = spirv.AccessChain %p{name}[%c{index}i] : {pc}, i32 -> !spirv.ptr<i32, PushConstant>\n")
+            if "--align" in flags:
+                load += (f"    %l{name} = spirv.Load \"PushConstant\" %e{name} : i32\n"
+                         f"    %{name} = spirv.BitwiseAnd %l{name}, %cm8 : i32\n")
+            else:
+                load += f"    %{name} = spirv.Load \"PushConstant\" %e{name} : i32\n"
+            text = text.replace(f"    %{name} = spirv.Constant {value} : i32\n", load, 1)
+        text = text.replace("    %c0 = spirv.Constant 0 : i32\n", "    %c0 = spirv.Constant 0 : i32\n"
+                            "    %c0i = spirv.Constant 0 : i32\n    %c1i = spirv.Constant 1 : i32\n"
+                            "    %cm8 = spirv.Constant -8 : i32\n", 1)
+    if "--guard" in flags:  # the body under `row0 < M && col0 < N`, as Tessera's lowering has it
+        head = "    %col0 = spirv.IMul %bx, %cBN : i32\n"
+        text = text.replace(head, head + "    %inRows = spirv.SLessThan %row0, %cM : i32\n"
+                            "    %inCols = spirv.SLessThan %col0, %cN : i32\n"
+                            "    %inside = spirv.LogicalAnd %inRows, %inCols : i1\n"
+                            "    spirv.mlir.selection {\n    spirv.BranchConditional %inside, ^then, ^done\n    ^then:\n", 1)
+        text = text.replace("    spirv.Return\n", "    spirv.Branch ^done\n    ^done:\n    spirv.mlir.merge\n    }\n"
+                            "    spirv.Return\n", 1)
+    if "--glsl450" in flags:
+        text = text.replace("Logical Vulkan", "Logical GLSL450").replace(", VulkanMemoryModel", "").replace(
+            ", SPV_KHR_vulkan_memory_model", "")
+    print(text, end="")
+
+
+def emit():
+    flags = [a for a in sys.argv[1:] if a.startswith("--")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    known = ("--bf16", "--prefetch", "--push-sizes", "--align", "--glsl450", "--bias", "--guard")
+    if len(args) != 8 or any(f not in known for f in flags):
         sys.exit(__doc__)
     M, N, K, BM, BN, BK, WG = (int(v) for v in args[:7])
     out = args[7]
@@ -72,12 +119,14 @@ def main():
     tacc = f"!spirv.coopmatrix<{BM}x{BN}xf32, Workgroup, MatrixAcc>"
     tout = f"!spirv.coopmatrix<{BM}x{BN}x{out}, Workgroup, MatrixAcc>"
     ow = 2 if out == "f16" else 4
+    bias_var = f"\n  spirv.GlobalVariable @bias bind(0, 3) : {buf('f32', 4)}" if "--bias" in sys.argv else ""
+    bias_ref = ", @bias" if "--bias" in sys.argv else ""
     print(f"""// gen_wg_matmul.py {' '.join(sys.argv[1:])}
 spirv.module Logical Vulkan requires #spirv.vce<v1.6, [{caps}], [{exts}]> {{
   spirv.GlobalVariable @wgid built_in("WorkgroupId") : !spirv.ptr<vector<3xi32>, Input>
   spirv.GlobalVariable @A bind(0, 0) : {buf('f16', 2)}
   spirv.GlobalVariable @B bind(0, 1) : {buf('f16', 2)}
-  spirv.GlobalVariable @C bind(0, 2) : {buf(out, ow)}
+  spirv.GlobalVariable @C bind(0, 2) : {buf(out, ow)}{bias_var}
   spirv.func @main() "None" {{
     %c0 = spirv.Constant 0 : i32
     %cM = spirv.Constant {M} : i32
@@ -115,13 +164,19 @@ spirv.module Logical Vulkan requires #spirv.vce<v1.6, [{caps}], [{exts}]> {{
     %offC = spirv.IAdd %rowC, %col0 : i32
     %ec = spirv.AccessChain %pc[%c0, %offC] : {buf(out, ow)}, i32, i32 -> !spirv.ptr<{out}, StorageBuffer>""")
     result = "%acc"
+    if "--bias" in sys.argv:  # bias[col0 + j] in every row: its row loaded with stride 0
+        print(f"""    %pbias = spirv.mlir.addressof @bias : {buf('f32', 4)}
+    %ebias = spirv.AccessChain %pbias[%c0, %col0] : {buf('f32', 4)}, i32, i32 -> !spirv.ptr<f32, StorageBuffer>
+    %vbias = spirv.KHR.CooperativeMatrixLoad %ebias, %c0, <RowMajor> : !spirv.ptr<f32, StorageBuffer>, i32 -> {tacc}
+    %biased = spirv.FAdd %acc, %vbias : {tacc}""")
+        result = "%biased"
     if out == "f16":
-        print(f"    %r = spirv.FConvert %acc : {tacc} to {tout}")
+        print(f"    %r = spirv.FConvert {result} : {tacc} to {tout}")
         result = "%r"
     print(f"""    spirv.KHR.CooperativeMatrixStore %ec, {result}, %cN, <RowMajor> : !spirv.ptr<{out}, StorageBuffer>, {tout}, i32
     spirv.Return
   }}
-  spirv.EntryPoint "GLCompute" @main, @wgid, @A, @B, @C
+  spirv.EntryPoint "GLCompute" @main, @wgid, @A, @B, @C{bias_ref}
   spirv.ExecutionMode @main "LocalSize", {WG}, 1, 1
 }}""")
 
