@@ -27,5 +27,8 @@ for round in 1 2; do
   probe f16pushsizesalignglsl450biasguard --push-sizes --bias
   echo "-- compiled 128x256x64/8"; m 4096 4096 4096 --dtype=f16 --act=none --config=128x256x64/8 --repeat=30
   echo "-- compiled default 128x256x32/16"; m 4096 4096 4096 --dtype=f16 --act=none --config=128x256x32/16 --repeat=30
+  echo "-- compiled 128x256x32/8 (its plain code), then TESSERA_WORKGROUP_MATRICES=1 (its variant)"
+  m 4096 4096 4096 --dtype=f16 --act=none --config=128x256x32/8 --repeat=30
+  TESSERA_WORKGROUP_MATRICES=1 m 4096 4096 4096 --dtype=f16 --act=none --config=128x256x32/8 --repeat=30
 done
 echo "== $(date -u +%T) done"

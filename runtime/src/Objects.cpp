@@ -20,6 +20,16 @@ bool specializationAllowed() {
   return allowed;
 }
 
+/// TESSERA_WORKGROUP_MATRICES=1: a kernel's workgroup-matrix variant runs where its divisors hold
+/// even where the chosen code loads (otherwise only where it does not).
+bool workgroupMatricesPreferred() {
+  static const bool preferred = [] {
+    const char *env = std::getenv("TESSERA_WORKGROUP_MATRICES");
+    return env && std::string_view(env) == "1";
+  }();
+  return preferred;
+}
+
 /// Is every argument a specialized variant assumes divisible (Artifact::divisibleArgs) a multiple
 /// of its divisor (Artifact::divisorOf) in this launch?
 bool divisibleArgsHold(const Artifact &variant, std::span<const detail::LaunchArg> args) {
@@ -224,10 +234,14 @@ Result<Module> Device::load(const Package &pkg) {
       t.chip += kWorkgroupMatrixSuffix;
       return t;
     }();
+    // The workgroup-matrix variant only where the chosen code cannot load, or where
+    // TESSERA_WORKGROUP_MATRICES=1 asks for it anyway: so far it runs slower than the chosen code
+    // where both run (docs/bench.md, twenty-third session).
+    const bool preferWorkgroup = !module->kernels.back() || workgroupMatricesPreferred();
     for (const TargetDesc *want : {&workgroup, &chosen})
       for (const Artifact &a : k.artifacts)
         if (specializationAllowed() && !a.divisibleArgs.empty() && a.tensorMaps.empty() && a.target == *want &&
-            (want == &chosen || impl_->native->runsVariant(a))) {
+            (want == &chosen || (preferWorkgroup && impl_->native->runsVariant(a)))) {
           Result<std::unique_ptr<detail::DriverKernel>> v = impl_->native->loadKernel(k, a);
           // A variant that does not fit the device where the plain code did not either (the
           // multiples of 16 beside a workgroup-matrix variant) is left out.
