@@ -14,7 +14,7 @@ probe() { # name [--push-sizes]
     --m=4096 --n=4096 --k=4096 --bm=128 --bn=256 --wg=256 --out=f16 "$@" | grep -E "check|timed|Register|load|launch"
 }
 m() { TESSERA_BACKEND=vulkan timeout 90 $W/bin/05_matmul_aot "$@" --package-dir=$W/mm 2>&1 | grep -E "timed|error|matmul "; }
-for round in 1 2; do
+for round in $(seq 1 ${ROUNDS:-1}); do
   echo "== $(date -u +%T) round $round"
   probe f16
   probe f16pushsizes --push-sizes
