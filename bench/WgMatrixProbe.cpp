@@ -12,6 +12,7 @@
 // --in=bf16: A and B hold bf16 bits (for a module written with gen_wg_matmul.py --bf16).
 // --push-sizes: N and K go to the module as push constants (bytes 0 and 4; gen_wg_matmul.py
 // --push-sizes). --bias: C = A @ B + bias, bias (N f32) at binding 3 (gen_wg_matmul.py --bias).
+// --grid1d: one row of M/BM * N/BN programs (gen_wg_matmul.py --grouped).
 //
 // --nv-extension inserts OpExtension "SPV_NV_cooperative_matrix2" into the module (MLIR 22 cannot
 // name it); --shapes prints the device's cooperative-matrix shapes and limits. Exit status: 0 checked and timed, 1 a wrong result or a failed step, 2 bad usage,
@@ -33,7 +34,7 @@ namespace {
 struct Options {
   std::string spv, out = "f16", in = "f16";
   int m = 0, n = 0, k = 0, bm = 0, bn = 0, wg = 0, repeat = 50, rows = 16;
-  bool nvExtension = false, shapes = false, pushSizes = false, bias = false;
+  bool nvExtension = false, shapes = false, pushSizes = false, bias = false, grid1d = false;
 };
 
 bool parse(int argc, char **argv, Options &o) {
@@ -58,6 +59,7 @@ bool parse(int argc, char **argv, Options &o) {
     else if (a == "--shapes") o.shapes = true;
     else if (a == "--push-sizes") o.pushSizes = true;
     else if (a == "--bias") o.bias = true;
+    else if (a == "--grid1d") o.grid1d = true;
     else {
       std::fprintf(stderr, "unknown argument '%s'\n", a.c_str());
       return false;
@@ -66,7 +68,7 @@ bool parse(int argc, char **argv, Options &o) {
   bool sizes = o.m > 0 && o.n > 0 && o.k > 0 && o.bm > 0 && o.bn > 0 && o.wg > 0;
   if (o.spv.empty() || !sizes || o.m % o.bm || o.n % o.bn || (o.out != "f16" && o.out != "f32") || (o.in != "f16" && o.in != "bf16") || o.repeat < 1) {
     std::fprintf(stderr, "usage: tessera-wgmatrix-probe --spv=FILE --m=M --n=N --k=K --bm=BM --bn=BN --wg=WG "
-                         "[--out=f16|f32] [--in=f16|bf16] [--repeat=R] [--rows=ROWS] [--nv-extension] [--shapes] [--push-sizes] [--bias] (BM divides M, BN divides N)\n");
+                         "[--out=f16|f32] [--in=f16|bf16] [--repeat=R] [--rows=ROWS] [--nv-extension] [--shapes] [--push-sizes] [--bias] [--grid1d] (BM divides M, BN divides N)\n");
     return false;
   }
   return true;
@@ -199,7 +201,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "upload failed\n");
     return 1;
   }
-  const tessera::Grid grid{uint32_t(N / o.bn), uint32_t(M / o.bm), 1};
+  const tessera::Grid grid = o.grid1d ? tessera::Grid{uint32_t((N / o.bn) * (M / o.bm)), 1, 1}
+                                      : tessera::Grid{uint32_t(N / o.bn), uint32_t(M / o.bm), 1};
   auto launch = [&] {
     std::vector<tessera::KernelArg> args{*da, *db, *dc};
     if (o.bias) args.emplace_back(*dbias);

@@ -43,4 +43,8 @@ gen 4096 4096 4096 128 256 64 256 f16 --bias
 gen 4096 4096 4096 128 256 64 256 f16 --push-sizes --align --glsl450 --bias
 gen 4096 4096 4096 128 256 64 256 f16 --guard
 gen 4096 4096 4096 128 256 64 256 f16 --push-sizes --align --glsl450 --bias --guard
+# Run 75: 05_matmul's grouped program order on one row of programs; and every form the compiled
+# kernel has, together.
+gen 4096 4096 4096 128 256 64 256 f16 --grouped
+gen 4096 4096 4096 128 256 64 256 f16 --push-sizes --align --glsl450 --bias --guard --grouped
 ls "$W/spv"

@@ -21,6 +21,8 @@ usage: gen_wg_matmul.py M N K BM BN BK WG {f16|f32} [--bf16] [--prefetch] [--pus
   --glsl450     the GLSL450 memory model instead of Vulkan's (as Tessera's modules have)
   --bias        C = A @ B + bias (binding 3, N f32, in every row: loaded with stride 0)
   --guard       all of it under `row0 < M && col0 < N` (a structured selection)
+  --grouped     programs on one row (grid M/BM * N/BN, 1, 1), numbered in groups of 8 block-rows
+                as 05_matmul numbers them (tessera-wgmatrix-probe --grid1d)
 """
 import io
 import sys
@@ -88,6 +90,26 @@ def main():
                             "    spirv.mlir.selection {\n    spirv.BranchConditional %inside, ^then, ^done\n    ^then:\n", 1)
         text = text.replace("    spirv.Return\n", "    spirv.Branch ^done\n    ^done:\n    spirv.mlir.merge\n    }\n"
                             "    spirv.Return\n", 1)
+    if "--grouped" in flags:  # one row of programs, numbered in groups of 8 block-rows (05_matmul's order)
+        M, BM, BN = int(args[0]), int(args[3]), int(args[4])
+        blocks_m, blocks_n = M // BM, int(N) // BN
+        old = ("    %row0 = spirv.IMul %by, %cBM : i32\n"
+               "    %col0 = spirv.IMul %bx, %cBN : i32\n")
+        new = (f"    %gPer = spirv.Constant {blocks_n * 8} : i32\n"
+               f"    %gBlocksM = spirv.Constant {blocks_m} : i32\n"
+               "    %g8 = spirv.Constant 8 : i32\n"
+               "    %gGroup = spirv.UDiv %bx, %gPer : i32\n"
+               "    %gFirst = spirv.IMul %gGroup, %g8 : i32\n"
+               "    %gLeft = spirv.ISub %gBlocksM, %gFirst : i32\n"
+               "    %gRows = spirv.GL.UMin %gLeft, %g8 : i32\n"
+               "    %gIn = spirv.UMod %bx, %gPer : i32\n"
+               "    %gOff = spirv.UMod %gIn, %gRows : i32\n"
+               "    %gPm = spirv.IAdd %gFirst, %gOff : i32\n"
+               "    %gPn = spirv.UDiv %gIn, %gRows : i32\n"
+               "    %row0 = spirv.IMul %gPm, %cBM : i32\n"
+               "    %col0 = spirv.IMul %gPn, %cBN : i32\n")
+        assert old in text
+        text = text.replace(old, new, 1)
     if "--glsl450" in flags:
         text = text.replace("Logical Vulkan", "Logical GLSL450").replace(", VulkanMemoryModel", "").replace(
             ", SPV_KHR_vulkan_memory_model", "")
@@ -97,7 +119,7 @@ def main():
 def emit():
     flags = [a for a in sys.argv[1:] if a.startswith("--")]
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    known = ("--bf16", "--prefetch", "--push-sizes", "--align", "--glsl450", "--bias", "--guard")
+    known = ("--bf16", "--prefetch", "--push-sizes", "--align", "--glsl450", "--bias", "--guard", "--grouped")
     if len(args) != 8 or any(f not in known for f in flags):
         sys.exit(__doc__)
     M, N, K, BM, BN, BK, WG = (int(v) for v in args[:7])
