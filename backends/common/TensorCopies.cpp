@@ -15,13 +15,19 @@
 using namespace mlir;
 
 namespace tessera::backend {
-namespace {
 
 Value stripBroadcast(Value v) {
   while (auto b = v.getDefiningOp<tile::BroadcastOp>())
     v = b.getSrc();
   return v;
 }
+
+bool sameScalar(Value a, Value b) {
+  APInt x, y;
+  return a == b || (matchPattern(a, m_ConstantInt(&x)) && matchPattern(b, m_ConstantInt(&y)) && x == y);
+}
+
+namespace {
 
 /// A coordinate range along dimension `dim` of a 2-D tile: expand_dims(splat(s) + arange(a, a + n))
 /// (either order) or expand_dims(arange(a, a + n)), its other dimension 1. Gives s (null for 0),
@@ -137,12 +143,6 @@ void factorsOf(Value v, SmallVectorImpl<Value> &out) {
     return;
   }
   out.push_back(v);
-}
-
-/// Do two i32 scalars hold the same value: one SSA value, or equal constants?
-bool sameScalar(Value a, Value b) {
-  APInt x, y;
-  return a == b || (matchPattern(a, m_ConstantInt(&x)) && matchPattern(b, m_ConstantInt(&y)) && x == y);
 }
 
 /// `head` as slice * rows * stride (the factors in any order and grouping): the slice, else null.

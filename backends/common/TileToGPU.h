@@ -58,6 +58,10 @@ struct TensorWindow {
   int64_t colsExtent = 0;
   mlir::Value slice;
 };
+/// `v` without the tile.broadcast ops around it.
+mlir::Value stripBroadcast(mlir::Value v);
+/// Do two i32 scalars (non-null) hold the same value: one SSA value, or equal constants?
+bool sameScalar(mlir::Value a, mlir::Value b);
 /// Also for a tile.store (the window it writes under its mask).
 std::optional<TensorWindow> tensorWindowOf(mlir::Operation *load);
 /// The value of an i32 scalar that a launch knows: {argument index, 0} for a parameter of

@@ -26,11 +26,8 @@ using namespace mlir;
 namespace tessera::backend {
 namespace {
 
-/// Do two i32 scalars hold the same value: one SSA value, or equal constants?
-bool same(Value a, Value b) {
-  APInt x, y;
-  return a && b && (a == b || (matchPattern(a, m_ConstantInt(&x)) && matchPattern(b, m_ConstantInt(&y)) && x == y));
-}
+/// sameScalar where either may be absent (null: not the same).
+bool same(Value a, Value b) { return a && b && sameScalar(a, b); }
 
 std::optional<int64_t> constantOf(Value v) {
   APInt c;
@@ -48,13 +45,6 @@ bool multipleOf(Value v, int64_t block) {
     if (std::optional<int64_t> c = constantOf(f); c && *c % block == 0)
       return true;
   return false;
-}
-
-/// `v` without tile.broadcast ops around it.
-Value unbroadcast(Value v) {
-  while (auto b = v.getDefiningOp<tile::BroadcastOp>())
-    v = b.getSrc();
-  return v;
 }
 
 /// The single user of `v`, or null.
@@ -153,7 +143,7 @@ std::optional<Candidate> match(scf::ForOp loop, bool bf16) {
         !loadType.getElementType().isF32() || !zeroSplat(load.getOther(), true) || !load.getMask())
       return std::nullopt;
     Value col0 = rowOfColumns(load.getOffsets(), m.bn);
-    auto cmp = unbroadcast(load.getMask()).getDefiningOp<arith::CmpIOp>();
+    auto cmp = stripBroadcast(load.getMask()).getDefiningOp<arith::CmpIOp>();
     auto bound = cmp ? cmp.getRhs().getDefiningOp<tile::SplatOp>() : nullptr;
     if (!same(col0, m.b.col0) || !cmp || cmp.getPredicate() != arith::CmpIPredicate::slt ||
         cmp.getLhs() != load.getOffsets() || !bound || !same(bound.getValue(), m.b.cols))

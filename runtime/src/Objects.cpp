@@ -47,6 +47,16 @@ bool divisibleArgsHold(const Artifact &variant, std::span<const detail::LaunchAr
   return true;
 }
 
+/// "M divisible by 128, N divisible by 256" for a variant's divisible arguments, `verb` between
+/// each name and its divisor.
+std::string describeDivisors(const KernelEntry &k, const Artifact &variant, const char *verb) {
+  std::string out;
+  for (size_t n = 0; n < variant.divisibleArgs.size(); ++n)
+    out += (out.empty() ? "" : ", ") + k.args[variant.divisibleArgs[n]].name + verb +
+           std::to_string(variant.divisorOf(n));
+  return out;
+}
+
 Status noDevice(const char *what) {
   return Status(StatusCode::InvalidArgument, std::string(what) + " on an empty handle (no device behind it)");
 }
@@ -404,11 +414,8 @@ std::vector<KernelStatistic> Kernel::statistics() const {
   for (const detail::ModuleImpl::Variant &v : module_->variants[index_]) {
     // "specialized" for the variant of multiples of 16, "workgroup-matrix" for the other.
     const std::string kind = hasWorkgroupMatrices(v.artifact->target.chip) ? "workgroup-matrix" : "specialized";
-    std::string args;
-    for (size_t n = 0; n < v.artifact->divisibleArgs.size(); ++n)
-      args += (args.empty() ? "" : ", ") + entry_->args[v.artifact->divisibleArgs[n]].name + " divisible by " +
-              std::to_string(v.artifact->divisorOf(n));
-    out.push_back({kind + " launches", "launches so far that ran the variant for " + args,
+    out.push_back({kind + " launches",
+                   "launches so far that ran the variant for " + describeDivisors(*entry_, *v.artifact, " divisible by "),
                    double(v.launches->load(std::memory_order_relaxed))});
     for (const KernelStatistic &s : v.kernel->statistics())
       out.push_back({kind + " " + s.name, "the variant's: " + s.description, s.value});
@@ -491,12 +498,9 @@ Status Kernel::launchOn(detail::DriverStream &stream, Grid grid, std::span<const
     }
   if (!module_->kernels[index_]) {
     const Artifact &w = *module_->variants[index_].front().artifact;
-    std::string divisors;
-    for (size_t n = 0; n < w.divisibleArgs.size(); ++n)
-      divisors += (divisors.empty() ? "" : ", ") + k.args[w.divisibleArgs[n]].name + " a multiple of " +
-                  std::to_string(w.divisorOf(n));
     return Status(StatusCode::Unsupported, "kernel '" + k.name + "' runs on " + dev.info.name +
-                                               " only on workgroup-scope matrices, which need " + divisors +
+                                               " only on workgroup-scope matrices, which need " +
+                                               describeDivisors(k, w, " a multiple of ") +
                                                "; its other code cannot: " + module_->plainFailures[index_].message());
   }
   return module_->kernels[index_]->launch(stream, grid, native);

@@ -66,35 +66,35 @@ std::string decodeDriverVersion(uint32_t vendorId, uint32_t v) {
   return formatVulkanVersion(v);
 }
 
-/// The cooperative-matrix shapes the device reports (VK_KHR_cooperative_matrix); empty without
-/// the extension or Vulkan 1.3. The query is an instance-level entry point volk does not know.
-std::vector<CoopMatrixPropertiesKHR> coopMatrixShapes(VkPhysicalDevice handle, uint32_t apiVersion,
-                                                      const std::set<std::string> &extensions) {
-  std::vector<CoopMatrixPropertiesKHR> shapes;
-  if (apiVersion < VK_API_VERSION_1_3 || !extensions.count(kCoopMatrixExtension)) return shapes;
-  auto query = reinterpret_cast<PFN_GetCoopMatrixProperties>(
-      vkGetInstanceProcAddr(volkGetLoadedInstance(), "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
-  uint32_t n = 0;
-  if (!query || query(handle, &n, nullptr) != VK_SUCCESS) return shapes;
-  shapes.resize(n);
-  if (query(handle, &n, shapes.data()) != VK_SUCCESS) return {};
-  shapes.resize(n);
-  return shapes;
-}
-
-/// VK_NV_cooperative_matrix2's flexible-dimension entries; empty without the extension.
-std::vector<CoopMatrixFlexibleDimensionsNV> flexibleDimensions(VkPhysicalDevice handle, uint32_t apiVersion,
-                                                               const std::set<std::string> &extensions) {
-  std::vector<CoopMatrixFlexibleDimensionsNV> entries;
-  if (apiVersion < VK_API_VERSION_1_3 || !extensions.count(kCoopMatrix2Extension)) return entries;
-  auto query = reinterpret_cast<PFN_GetCoopMatrixFlexibleDimensions>(vkGetInstanceProcAddr(
-      volkGetLoadedInstance(), "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV"));
+/// Every entry of a two-call enumeration by `query` (an instance-level entry point volk does not
+/// know, looked up by `name`); empty where it is missing or fails.
+template <class T>
+std::vector<T> enumerate(VkPhysicalDevice handle, const char *name) {
+  using Query = VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *, T *);
+  auto query = reinterpret_cast<Query>(vkGetInstanceProcAddr(volkGetLoadedInstance(), name));
+  std::vector<T> entries;
   uint32_t n = 0;
   if (!query || query(handle, &n, nullptr) != VK_SUCCESS) return entries;
   entries.resize(n);
   if (query(handle, &n, entries.data()) != VK_SUCCESS) return {};
   entries.resize(n);
   return entries;
+}
+
+/// The cooperative-matrix shapes the device reports (VK_KHR_cooperative_matrix); empty without
+/// the extension or Vulkan 1.3.
+std::vector<CoopMatrixPropertiesKHR> coopMatrixShapes(VkPhysicalDevice handle, uint32_t apiVersion,
+                                                      const std::set<std::string> &extensions) {
+  if (apiVersion < VK_API_VERSION_1_3 || !extensions.count(kCoopMatrixExtension)) return {};
+  return enumerate<CoopMatrixPropertiesKHR>(handle, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
+}
+
+/// VK_NV_cooperative_matrix2's flexible-dimension entries; empty without the extension.
+std::vector<CoopMatrixFlexibleDimensionsNV> flexibleDimensions(VkPhysicalDevice handle, uint32_t apiVersion,
+                                                               const std::set<std::string> &extensions) {
+  if (apiVersion < VK_API_VERSION_1_3 || !extensions.count(kCoopMatrix2Extension)) return {};
+  return enumerate<CoopMatrixFlexibleDimensionsNV>(handle,
+                                                   "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV");
 }
 
 // Fills one VulkanPhysical, or returns false (with why) for a device Tessera cannot use.

@@ -48,7 +48,6 @@ struct CoopMatrixPropertiesKHR {
   VkBool32 saturatingAccumulation = VK_FALSE;
   uint32_t scope = 0; // VkScopeKHR
 };
-using PFN_GetCoopMatrixProperties = VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *, CoopMatrixPropertiesKHR *);
 // VK_NV_cooperative_matrix2 (also newer than Debian 12's headers): workgroup-scope matrices, whose
 // staging through shared memory the driver manages, and matrix sizes in multiples of a granularity
 // ("flexible dimensions"). Both are Vulkan features only: the SPIR-V is VK_KHR_cooperative_matrix's,
@@ -88,8 +87,6 @@ struct CoopMatrixFlexibleDimensionsNV {
   uint32_t scope = 0; // VkScopeKHR
   uint32_t workgroupInvocations = 0;
 };
-using PFN_GetCoopMatrixFlexibleDimensions = VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *,
-                                                                  CoopMatrixFlexibleDimensionsNV *);
 
 /// One cooperative-matrix shape as reports print it: "16x16x16 f16*f16+f32->f32", with
 /// " saturating" and a scope other than the subgroup's appended (" workgroup"); component types
