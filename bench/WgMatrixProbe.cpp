@@ -45,7 +45,7 @@ namespace {
 
 struct CaseSpec {
   std::string path;
-  bool pushSizes = false, bias = false, grid1d = false, nvExtension = false, tessera = false, package = false;
+  bool pushSizes = false, bias = false, grid1d = false, nvExtension = false, tessera = false, package = false, unbiased = false;
 };
 
 struct Options {
@@ -68,6 +68,7 @@ bool parseCase(const std::string &text, CaseSpec &c) {
     else if (opt == "grid1d") c.grid1d = true;
     else if (opt == "nv-extension") c.nvExtension = true;
     else if (opt == "tessera") c.tessera = true;
+    else if (opt == "unbiased") c.unbiased = true;
     else {
       std::fprintf(stderr, "unknown module option '%s' in '%s'\n", opt.c_str(), text.c_str());
       return false;
@@ -113,7 +114,7 @@ bool parse(int argc, char **argv, Options &o) {
   }
   for (CaseSpec &c : o.cases) {
     if (c.tessera) {
-      c.bias = c.grid1d = true; // the compiled kernel's ABI
+      c.bias = !c.unbiased, c.grid1d = true; // the compiled kernel's ABI (unbiased: an edit that drops the add)
       continue;
     }
     c.pushSizes |= o.pushSizes, c.bias |= o.bias, c.grid1d |= o.grid1d, c.nvExtension |= o.nvExtension;

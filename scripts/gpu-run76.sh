@@ -13,7 +13,7 @@ cases=(--spv=$S/mm_4096x4096x4096_128x256x64_w256_f16.spv
        --spv=$S/mm_4096x4096x4096_128x256x64_w256_f16grouped.spv@grid1d
        --spv=$S/mm_4096x4096x4096_128x256x64_w256_f16pushsizesalignglsl450biasguardgrouped.spv@push-sizes,bias,grid1d
        --package=$C/mm.tspkg)
-for f in $C/t*.spv; do cases+=("--spv=$f@tessera"); done
+for f in $C/t*.spv; do o=tessera,unbiased; case ${f##*/} in t.spv|t-all-but-no-bias.spv) o=tessera;; t-all*|t-no-bias.spv) ;; *) o=tessera;; esac; cases+=("--spv=$f@$o"); done
 for run in 1 2 3; do
   echo "== $(date -u +%T) process $run: $(nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv,noheader)"
   LD_LIBRARY_PATH=$P/lib timeout 150 $P/tessera-wgmatrix-probe --m=4096 --n=4096 --k=4096 --bm=128 --bn=256 --wg=256 \

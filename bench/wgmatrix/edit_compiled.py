@@ -11,6 +11,9 @@ tessera-wgmatrix-probe --package=PKG --spv=OUT.spv@tessera.
 
 usage: edit_compiled.py IN.mlir [EDIT...] > OUT.mlir
   const-sizes=M,N,K  M, N and K as constants instead of push constants (the probe bakes them in)
+  const-sizes=,N,    only the sizes given become constants
+  spec-sizes=M,N,K   M, N and K as specialization constants (ids 0, 1, 2) with these defaults
+  align=A            `& ~7` of the strides and offsets becomes `& ~(A - 1)` (A a power of two)
   no-align           `& ~7` of the strides and offsets becomes `& ~0`
   loop               the loop counts k in steps of BK (k < K), its body and continue block one
                      block, as the probe's loop does (the compiled one counts steps: i < K / BK)
@@ -43,8 +46,21 @@ def main():
             if len(sizes) != 3:
                 sys.exit("const-sizes=M,N,K")
             for var, size in zip(("%1", "%3", "%5"), sizes):
+                if not size:
+                    continue  # this one stays a push constant
                 text = replace(text, rf"    {var} = spirv.Load \"PushConstant\" %\d+ : i32\n",
                                f"    {var} = spirv.Constant {int(size)} : i32\n", regex=True)
+        elif name == "spec-sizes":  # Vulkan specialization constants (ids 0, 1, 2), defaults M, N, K
+            sizes = value.split(",")
+            if len(sizes) != 3:
+                sys.exit("spec-sizes=M,N,K")
+            specs = "".join(f"  spirv.SpecConstant @size{i} spec_id({i}) = {int(v)} : i32\n" for i, v in enumerate(sizes))
+            text = replace(text, "  spirv.func @matmul()", specs + "  spirv.func @matmul()")
+            for i, var in enumerate(("%1", "%3", "%5")):
+                text = replace(text, rf"    {var} = spirv.Load \"PushConstant\" %\d+ : i32\n",
+                               f"    {var} = spirv.mlir.referenceof @size{i} : i32\n", regex=True)
+        elif name == "align":  # `& ~7` becomes `& ~(VALUE - 1)`
+            text = replace(text, "spirv.Constant -8 : i32", f"spirv.Constant {-int(value)} : i32", count=0)
         elif name == "no-align":
             text = replace(text, "spirv.Constant -8 : i32", "spirv.Constant -1 : i32", count=0)
         elif name == "loop":
