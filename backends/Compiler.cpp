@@ -342,6 +342,17 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       return diags.failure(what, StatusCode::Internal);
     if (std::string error; failed(backend::checkBufferABI(*module, kernel.signature(), error)))
       return Status(StatusCode::Unsupported, what + ": " + error);
+    // Workgroup-scope matrices stage well only with their strides known when the pipeline is
+    // compiled (SpecializeScalars.cpp): the sizes the variant divides become specialization constants.
+    if (hasWorkgroupMatrices(target.chip) && !workgroupDivisors.empty()) {
+      std::vector<uint32_t> sizes;
+      for (auto [arg, divisor] : workgroupDivisors)
+        if (arg < kernel.signature().size() && kernel.signature()[arg].kind == ArgKind::Scalar &&
+            kernel.signature()[arg].dtype == DType::I32)
+          sizes.push_back(arg);
+      if (std::string error; failed(backend::specializeScalars(*module, kernel.signature(), sizes, error)))
+        return diags.failure(what + ": " + error, StatusCode::Internal);
+    }
     if (done(Stage::SPIRVMLIR))
       return Status();
     std::vector<uint32_t> words;

@@ -119,20 +119,28 @@ static int fail(const char *what, const tessera::Status &s) {
 
 /// The block shape when --config does not name one (the fastest measured, docs/bench.md):
 /// 128 x 256 x 64 with 8 warps for 16-bit inputs on an sm_90 device through CUDA (Hopper's
-/// warpgroup units), 128 x 128 x 32 with 8 warps on the other tensor cores, 128 x 256 x 32 with 16
-/// warps for f16 through Vulkan where cooperative matrices keep accumulators in mma.sync's lanes
-/// (the device's target ends in +mma-lanes: NVIDIA), and for bf16 where they take bf16 too
-/// (+bf16), 128 x 128 x 16 with 8 warps for f32 (FMA)
-/// through Vulkan on a GPU, else 64 x 64 x 32 with 4 warps, which fits every device's shared
-/// memory (lavapipe's 32 KiB on the FMA path too).
-template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages) {
+/// warpgroup units), 128 x 128 x 32 with 8 warps on the other tensor cores; through Vulkan
+/// 128 x 256 x 64 with 8 warps where workgroup-scope matrices run (VK_NV_cooperative_matrix2;
+/// the driver stages them: run 77 measured 301 TFLOP/s at f16 4096^3) and the sizes are multiples
+/// of those blocks, with no activation, B as it lies and one stage (what that code takes);
+/// otherwise 128 x 256 x 32 with 16 warps for f16 where cooperative matrices keep accumulators
+/// in mma.sync's lanes (the device's target ends in +mma-lanes: NVIDIA), and for bf16 where they
+/// take bf16 too (+bf16), 128 x 128 x 16 with 8 warps for f32 (FMA) through Vulkan on a GPU,
+/// else 64 x 64 x 32 with 4 warps, which fits every device's shared memory (lavapipe's 32 KiB on
+/// the FMA path too).
+template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages, int M, int N, int K, Act act,
+                                        bool bTransposed) {
   const bool cuda = dev.backend() == tessera::Backend::CUDA;
   const bool tensorCores = cuda && dev.backendInfo().computeCapability >= 80;
   const std::string chip = cuda ? std::string() : dev.target().chip;
   const bool coopLanes = tessera::hasMmaLanes(chip) && (std::is_same_v<T, f16> || (std::is_same_v<T, bf16> && tessera::hasCoopBF16(chip)));
+  const bool workgroupMatrices = !portable && coopLanes && act == Act::None && !bTransposed && stages <= 1 &&
+                                 M % 128 == 0 && N % 256 == 0 && K % 64 == 0 &&
+                                 dev.workgroupMatrixInvocations(std::is_same_v<T, bf16>) >= 256;
   Config c;
   if (!portable && !std::is_same_v<T, float> && cuda && dev.backendInfo().computeCapability == 90) c = Config{128, 256, 64, 8};
   else if (!portable && !std::is_same_v<T, float> && tensorCores) c = Config{128, 128, 32, 8};
+  else if (workgroupMatrices) c = Config{128, 256, 64, 8};
   else if (!portable && coopLanes) c = Config{128, 256, 32, 16};
   else if (!portable && std::is_same_v<T, float> && !cuda && !dev.info().isCpu) c = Config{128, 128, 16, 8};
   c.stages = stages;
@@ -153,7 +161,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   tessera::Device &dev = **device;
   if (!explicitConfig) {
     const bool bT = cfg.bTransposed;
-    cfg = defaultConfig<T>(dev, portable, cfg.stages);
+    cfg = defaultConfig<T>(dev, portable, cfg.stages, M, N, K, act, bT);
     cfg.bTransposed = bT;
   }
 #ifndef TESSERA_EXAMPLE_AOT

@@ -9,7 +9,7 @@ W=.gpu-stage/bin/w70
 rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/mm"
 cp build/bin/05_matmul_aot build/bin/tessera "$W/bin/"
 cp -L build/lib/libtessera_runtime.so "$W/lib/"
-for c in 128x256x64/8 128x256x32/8 256x128x64/8 128x128x64/8 128x256x32/16; do
+for c in 128x256x64/8 128x256x32/8 256x128x64/8 128x128x64/8 128x256x32/16 256x128x32/8 128x128x32/4; do
   build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=$c --write-package="$W/mm/" > /dev/null 2>&1 || true
 done
 build/bin/05_matmul 16 16 16 --dtype=bf16 --act=none --config=128x256x64/8 --write-package="$W/mm/" > /dev/null 2>&1 || true

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ void packHalfPairsAcrossLoops(mlir::gpu::GPUModuleOp module);
 /// Fails when a buffer's element width in the SPIR-V differs from the declared dtype (the
 /// upstream conversion may widen 8/16-bit buffers when capabilities are missing).
 mlir::LogicalResult checkBufferABI(mlir::ModuleOp module, const std::vector<ArgSpec> &signature, std::string &error);
+/// Reads each of `args` (i32 scalars of `signature`) from a specialization constant whose SpecId
+/// is the argument's index instead of the push-constant block (SpecializeScalars.cpp): the driver
+/// then compiles with their values known, and the runtime builds a pipeline per set of values.
+mlir::LogicalResult specializeScalars(mlir::ModuleOp module, const std::vector<ArgSpec> &signature,
+                                      std::span<const uint32_t> args, std::string &error);
 /// Serializes the module's spirv.module to words.
 mlir::LogicalResult serializeSPIRV(mlir::ModuleOp module, std::vector<uint32_t> &words,
                                    std::string &error);

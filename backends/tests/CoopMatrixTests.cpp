@@ -245,6 +245,12 @@ TEST_CASE("on a +wgmat chip a block-matmul loop is a variant on workgroup-scope 
   CHECK(contains(text, "!spirv.coopmatrix<64x64xf32, Workgroup, MatrixAcc>"));
   CHECK_FALSE(contains(text, "Subgroup, MatrixA"));
   CHECK(countOps(spirvWords(a), kOpMulAdd) == 1); // one product a k step, in the loop
+  // M, N and K are specialization constants (SpecId = argument index), not push constants: the
+  // driver stages the matrices well only with the strides known (run 76b).
+  CHECK(contains(text, "spirv.SpecConstant @tessera_arg3 spec_id(3)"));
+  CHECK(contains(text, "spirv.SpecConstant @tessera_arg4 spec_id(4)"));
+  CHECK(contains(text, "spirv.SpecConstant @tessera_arg5 spec_id(5)"));
+  CHECK_FALSE(contains(text, "spirv.Load \"PushConstant\""));
 
   // No such loop, no variant: B transposed, or more than 256 invocations.
   TracedKernel transposed = require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast, 4, true), "trace");
@@ -286,6 +292,12 @@ TEST_CASE("each Vulkan device runs cooperative-matrix code only where its self-t
       MESSAGE(dev->describe() << ": " << units);
       CHECK((usable || units.rfind("none: ", 0) == 0));
       CHECK(hasCoopMatrix(dev->target().chip) == usable);
+      // Workgroup-scope matrices run where their part of the self-test passed, up to the device's
+      // workgroup limit for them (at least the self-test's 128 invocations).
+      const bool workgroup = contains(units, "workgroup scope too");
+      CHECK((dev->workgroupMatrixInvocations() >= 128) == workgroup);
+      CHECK((dev->workgroupMatrixInvocations() == 0) == !workgroup);
+      if (!contains(units, "bf16 too")) CHECK(dev->workgroupMatrixInvocations(true) == 0);
       std::vector<TargetDesc> targets{spirvTarget(subgroup), spirvTarget(subgroup, false, true)};
       if (subgroup == 32) targets.push_back(spirvTarget(32, false, true, true));
       Result<Package> both = compile(std::span<const TracedKernel>(&fast, 1), targets);

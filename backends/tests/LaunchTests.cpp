@@ -1,6 +1,12 @@
 // Compiled kernels give bit-exact results on every device × backend present (lavapipe on the build machine).
 #include "TestSupport.hpp"
 
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/SPIRV/Serialization.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -470,4 +476,117 @@ TEST_CASE("launch.masked_off_runs_read_other_in_every_width") {
   check("f16", f16{}, -1.5f, f16::fromFloat(-1.5f),
         [](std::mt19937 &g) { return f16::fromFloat(std::uniform_real_distribution<float>(-8.f, 8.f)(g)); });
   check("i8", int8_t{}, -3, int8_t(-3), [](std::mt19937 &g) { return int8_t(std::uniform_int_distribution<int>(-100, 100)(g)); });
+}
+
+namespace {
+
+/// out[i] = x[i] + add for i < n (n a push constant, `add` the specialization constant SpecId
+/// `specId`: argument 3 where the runtime's ABI holds): x, out, n, add.
+std::vector<uint8_t> specConstantModule(int specId) {
+  const std::string buf = "!spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0]), Block>, StorageBuffer>";
+  const std::string pc = "!spirv.ptr<!spirv.struct<(i32 [0], i32 [4]), Block>, PushConstant>";
+  const std::string text = R"(spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], [SPV_KHR_storage_buffer_storage_class]> {
+  spirv.GlobalVariable @gid built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
+  spirv.GlobalVariable @x bind(0, 0) : )" + buf + R"(
+  spirv.GlobalVariable @out bind(0, 1) : )" + buf + R"(
+  spirv.GlobalVariable @pc : )" + pc + R"(
+  spirv.SpecConstant @add spec_id()" + std::to_string(specId) + R"() = 0 : i32
+  spirv.func @main() "None" {
+    %c0 = spirv.Constant 0 : i32
+    %pg = spirv.mlir.addressof @gid : !spirv.ptr<vector<3xi32>, Input>
+    %g = spirv.Load "Input" %pg : vector<3xi32>
+    %i = spirv.CompositeExtract %g[0 : i32] : vector<3xi32>
+    %ppc = spirv.mlir.addressof @pc : )" + pc + R"(
+    %pn = spirv.AccessChain %ppc[%c0] : )" + pc + R"(, i32 -> !spirv.ptr<i32, PushConstant>
+    %n = spirv.Load "PushConstant" %pn : i32
+    %in = spirv.SLessThan %i, %n : i32
+    spirv.mlir.selection {
+      spirv.BranchConditional %in, ^then, ^done
+    ^then:
+      %px = spirv.mlir.addressof @x : )" + buf + R"(
+      %ex = spirv.AccessChain %px[%c0, %i] : )" + buf + R"(, i32, i32 -> !spirv.ptr<f32, StorageBuffer>
+      %v = spirv.Load "StorageBuffer" %ex : f32
+      %a = spirv.mlir.referenceof @add : i32
+      %af = spirv.ConvertSToF %a : i32 to f32
+      %r = spirv.FAdd %v, %af : f32
+      %po = spirv.mlir.addressof @out : )" + buf + R"(
+      %eo = spirv.AccessChain %po[%c0, %i] : )" + buf + R"(, i32, i32 -> !spirv.ptr<f32, StorageBuffer>
+      spirv.Store "StorageBuffer" %eo, %r : f32
+      spirv.Branch ^done
+    ^done:
+      spirv.mlir.merge
+    }
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main, @gid, @x, @out, @pc
+  spirv.ExecutionMode @main "LocalSize", 64, 1, 1
+})";
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<mlir::spirv::SPIRVDialect>();
+  mlir::OwningOpRef<mlir::spirv::ModuleOp> module = mlir::parseSourceString<mlir::spirv::ModuleOp>(text, &ctx);
+  REQUIRE(module);
+  llvm::SmallVector<uint32_t, 0> words;
+  REQUIRE(mlir::succeeded(mlir::spirv::serialize(*module, words)));
+  std::vector<uint8_t> bytes(words.size() * 4);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  return bytes;
+}
+
+Package specConstantPackage(const Device &dev, int specId) {
+  Package pkg;
+  KernelEntry &k = pkg.kernels.emplace_back();
+  k.name = "add_spec";
+  k.numWarps = 2;
+  k.args = {{"x", ArgKind::Buffer, DType::F32, 0},
+            {"out", ArgKind::Buffer, DType::F32, 1},
+            {"n", ArgKind::Scalar, DType::I32, 0},
+            {"add", ArgKind::Scalar, DType::I32, 4}};
+  Artifact &a = k.artifacts.emplace_back();
+  a.target = {TargetKind::SPIRV, "vulkan1.1", 0, dev.target().subgroupSize};
+  a.entryPoint = "main";
+  a.blockSize = {64, 1, 1};
+  a.pushConstantBytes = 8;
+  a.code = specConstantModule(specId);
+  return pkg;
+}
+
+} // namespace
+
+TEST_CASE("launch.specialization_constants_take_each_launch's_argument_values") {
+  // Code that reads an argument as a specialization constant (SpecId = argument index, as the
+  // workgroup-matrix variants read M, N and K): the runtime builds a pipeline for each value the
+  // launches pass and uses the right one every time, returning to one it built before.
+  bool anyVulkan = false;
+  for (DeviceUnderTest &d : everyDevice()) {
+    if (d.device->backend() != Backend::Vulkan) continue;
+    anyVulkan = true;
+    uint32_t seed = freshSeed();
+    CAPTURE(d.label);
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    Module module = require(d.device->load(specConstantPackage(*d.device, 3)), "load");
+    Kernel k = require(module.kernel("add_spec"), "kernel");
+    std::uniform_int_distribution<int32_t> pickAdd(-1000, 1000);
+    const int32_t first = pickAdd(rng), second = first + std::uniform_int_distribution<int32_t>(1, 99)(rng);
+    for (int32_t add : {first, second, first}) {
+      CAPTURE(add);
+      const size_t n = std::uniform_int_distribution<size_t>(300, 1000)(rng), size = 1024;
+      std::uniform_real_distribution<float> dist(-8.f, 8.f);
+      std::vector<float> x(size), want(size, poisonFloat());
+      for (size_t i = 0; i < size; ++i) x[i] = dist(rng);
+      for (size_t i = 0; i < n; ++i) want[i] = x[i] + float(add);
+      Buffer bx = deviceBuffer(*d.device, x), out = poisonedBuffer(*d.device, DType::F32, size);
+      Status s = k.launch({programsFor(size, 64), 1, 1}, {bx, out, int32_t(n), add});
+      REQUIRE_MESSAGE(s.ok(), s.toString());
+      checkExact(downloaded<float>(out), want, seed);
+    }
+    // A SpecId that names no argument, or a buffer, is refused at load with what it names.
+    for (auto [id, says] : {std::pair<int, std::string>{9, "SpecId 9 names no argument (the kernel has 4)"},
+                            {1, "SpecId 1 names argument 'out', which is not a 32-bit scalar"}}) {
+      Result<Module> bad = d.device->load(specConstantPackage(*d.device, id));
+      REQUIRE_FALSE(bad.ok());
+      CHECK_MESSAGE(contains(bad.status().message(), says), bad.status().message());
+    }
+  }
+  if (!anyVulkan) skipTest("no Vulkan device present: specialization constants were not launched");
 }

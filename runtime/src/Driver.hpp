@@ -102,6 +102,9 @@ public:
   virtual std::string denormalSupport() { return "promised"; }
   /// Which matrix units fast-mode `dot` uses on this device (Device::matrixUnits).
   virtual std::string matrixUnits() = 0;
+  /// The most invocations a workgroup of code on workgroup-scope matrices may have here, 0 where
+  /// such code does not run (Device::workgroupMatrixInvocations).
+  virtual uint32_t workgroupMatrixInvocations(bool /*bf16*/) { return 0; }
 };
 
 /// A loaded driver library and the devices it found.

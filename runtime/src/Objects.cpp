@@ -180,6 +180,9 @@ TargetDesc Device::target() const { return impl_->native->target(); }
 std::string Device::describe() const { return impl_->info.name + " via " + toString(impl_->backend); }
 std::string Device::denormalSupport() const { return impl_ ? impl_->native->denormalSupport() : std::string(); }
 std::string Device::matrixUnits() const { return impl_ ? impl_->native->matrixUnits() : std::string(); }
+uint32_t Device::workgroupMatrixInvocations(bool bf16) const {
+  return impl_ ? impl_->native->workgroupMatrixInvocations(bf16) : 0;
+}
 
 Result<Buffer> Device::allocate(DType dtype, size_t count) {
   if (!impl_) return noDevice("allocate");

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -259,6 +260,9 @@ public:
   /// the shape reported, and the self-test exact), run once on first need, then kept.
   const CoopMatrixCheck &coopMatrixCheck();
   std::string matrixUnits() override { return coopMatrixCheck().detail; }
+  uint32_t workgroupMatrixInvocations(bool bf16) override {
+    return coopMatrixCheck().workgroup && (!bf16 || coopMatrixCheck().bf16) ? physical_.workgroupMatrixInvocations : 0;
+  }
   /// Code on workgroup-scope matrices, where their self-test passed.
   bool runsVariant(const Artifact &a) override {
     return a.target.kind == TargetKind::SPIRV && hasWorkgroupMatrices(a.target.chip) && coopMatrixCheck().workgroup &&
@@ -384,7 +388,13 @@ private:
   VkShaderModule shader_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
   VkPipelineLayout pipelineLayout_ = VK_NULL_HANDLE;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE; // with specialization constants: the first one built
+  /// Arguments the code reads as specialization constants (SpecId = argument index; the compiler's
+  /// SpecializeScalars.cpp): a pipeline per set of their values, built at the first launch with it.
+  std::vector<uint32_t> specArgs_;
+  std::mutex specializedMutex_;
+  std::map<std::vector<uint32_t>, VkPipeline> specialized_;
+  Result<VkPipeline> createPipeline(const std::vector<uint32_t> &specValues);
   uint32_t bufferCount_ = 0; // each launch writes a descriptor set of its stream's submission
   bool pushed_ = false;      // or pushes its descriptors (VulkanDevice::pushDescriptors; at most 32 buffers)
 };

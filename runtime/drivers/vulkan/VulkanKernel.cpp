@@ -11,6 +11,8 @@ namespace {
 constexpr uint32_t kSpirvMagic = 0x07230203;
 constexpr uint32_t kOpEntryPoint = 15;
 constexpr uint32_t kExecutionModelGLCompute = 5;
+constexpr uint32_t kOpDecorate = 71;
+constexpr uint32_t kDecorationSpecId = 1;
 
 Status corrupt(const KernelEntry &k, const std::string &what) {
   return Status(StatusCode::Corrupt, "kernel '" + k.name + "' SPIR-V artifact: " + what);
@@ -31,6 +33,18 @@ Result<std::vector<std::string>> computeEntryPoints(const KernelEntry &k, const 
     i += count;
   }
   return names;
+}
+
+// The SpecIds the module decorates its specialization constants with, sorted, each once.
+std::vector<uint32_t> specIds(const std::vector<uint32_t> &words) {
+  std::vector<uint32_t> ids;
+  for (size_t i = 5; i < words.size() && (words[i] >> 16) != 0; i += words[i] >> 16)
+    if ((words[i] & 0xffff) == kOpDecorate && (words[i] >> 16) == 4 && i + 3 < words.size() &&
+        words[i + 2] == kDecorationSpecId)
+      ids.push_back(words[i + 3]);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
 }
 
 } // namespace
@@ -87,6 +101,14 @@ Status VulkanKernel::init() {
                                                " threads per program; " + device_.name() + " allows " +
                                                std::to_string(limits.maxComputeWorkGroupInvocations));
 
+  // Specialization constants stand for arguments (SpecId = argument index): 32-bit scalars.
+  specArgs_ = specIds(words);
+  for (uint32_t id : specArgs_)
+    if (id >= k.args.size() || k.args[id].kind != ArgKind::Scalar || sizeOf(k.args[id].dtype) != 4)
+      return corrupt(k, "specialization constant SpecId " + std::to_string(id) + " names " +
+                            (id >= k.args.size() ? "no argument (the kernel has " + std::to_string(k.args.size()) + ")"
+                                                 : "argument '" + k.args[id].name + "', which is not a 32-bit scalar"));
+
   std::vector<VkDescriptorSetLayoutBinding> bindings;
   for (const ArgSpec &arg : k.args) {
     if (arg.kind == ArgKind::Scalar) {
@@ -134,16 +156,38 @@ Status VulkanKernel::init() {
   pipelineLayout.pPushConstantRanges = &range;
   TESSERA_VK_TRY_CTX(vk.vkCreatePipelineLayout(dev, &pipelineLayout, nullptr, &pipelineLayout_), what);
 
+  // With specialization constants the pipelines wait for the launches' values.
+  if (specArgs_.empty()) {
+    Result<VkPipeline> p = createPipeline({});
+    if (!p) return p.status();
+    pipeline_ = *p;
+  }
+  return Status::success();
+}
+
+Result<VkPipeline> VulkanKernel::createPipeline(const std::vector<uint32_t> &specValues) {
+  const VolkDeviceTable &vk = device_.vk();
+  std::vector<VkSpecializationMapEntry> entries;
+  for (size_t i = 0; i < specArgs_.size(); ++i)
+    entries.push_back({specArgs_[i], uint32_t(i * 4), 4});
+  VkSpecializationInfo specialization{uint32_t(entries.size()), entries.data(), specValues.size() * 4, specValues.data()};
   VkComputePipelineCreateInfo pipeline{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   pipeline.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   pipeline.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   pipeline.stage.module = shader_;
-  pipeline.stage.pName = a.entryPoint.c_str();
+  pipeline.stage.pName = artifact_.entryPoint.c_str();
+  pipeline.stage.pSpecializationInfo = entries.empty() ? nullptr : &specialization;
   pipeline.layout = pipelineLayout_;
   if (device_.pipelineStatistics()) pipeline.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-  TESSERA_VK_TRY_CTX(vk.vkCreateComputePipelines(dev, device_.pipelineCache(), 1, &pipeline, nullptr, &pipeline_), what);
-
-  return Status::success();
+  VkPipeline out = VK_NULL_HANDLE;
+  std::string what = "loading kernel '" + kernel_.name + "' on " + device_.name();
+  if (!specValues.empty()) {
+    what += " for";
+    for (size_t i = 0; i < specArgs_.size(); ++i)
+      what += (i ? ", " : " ") + kernel_.args[specArgs_[i]].name + " = " + std::to_string(int32_t(specValues[i]));
+  }
+  TESSERA_VK_TRY_CTX(vk.vkCreateComputePipelines(device_.handle(), device_.pipelineCache(), 1, &pipeline, nullptr, &out), what);
+  return out;
 }
 
 std::vector<KernelStatistic> VulkanKernel::statistics() {
@@ -154,7 +198,11 @@ std::vector<KernelStatistic> VulkanKernel::statistics() {
     return out;
   VkDevice dev = device_.handle();
   VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
-  info.pipeline = pipeline_;
+  {
+    std::lock_guard<std::mutex> lock(specializedMutex_); // (launches set it where specialized)
+    info.pipeline = pipeline_;
+  }
+  if (!info.pipeline) return out; // specialized, and never launched
   uint32_t executables = 0;
   if (vk.vkGetPipelineExecutablePropertiesKHR(dev, &info, &executables, nullptr) != VK_SUCCESS) return out;
   std::vector<VkPipelineExecutablePropertiesKHR> props(executables, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
@@ -191,7 +239,8 @@ VulkanKernel::~VulkanKernel() {
   VkDevice dev = device_.handle();
   // Launches of this pipeline may still be queued on any stream.
   if (pipeline_) (void)device_.synchronize();
-  if (pipeline_) vk.vkDestroyPipeline(dev, pipeline_, nullptr);
+  if (pipeline_ && specArgs_.empty()) vk.vkDestroyPipeline(dev, pipeline_, nullptr);
+  for (auto &[values, pipeline] : specialized_) vk.vkDestroyPipeline(dev, pipeline, nullptr);
   if (pipelineLayout_) vk.vkDestroyPipelineLayout(dev, pipelineLayout_, nullptr);
   if (setLayout_) vk.vkDestroyDescriptorSetLayout(dev, setLayout_, nullptr);
   if (shader_) vk.vkDestroyShaderModule(dev, shader_, nullptr);
@@ -206,6 +255,21 @@ Status VulkanKernel::launch(detail::DriverStream &stream, Grid grid, std::span<c
   std::vector<VkWriteDescriptorSet> writes;
   writes.reserve(bufferCount_);
   std::vector<uint8_t> push(artifact_.pushConstantBytes, 0);
+  VkPipeline pipeline = pipeline_;
+  if (!specArgs_.empty()) {
+    std::vector<uint32_t> values(specArgs_.size());
+    for (size_t i = 0; i < specArgs_.size(); ++i)
+      std::memcpy(&values[i], args[specArgs_[i]].scalar, 4);
+    std::lock_guard<std::mutex> lock(specializedMutex_);
+    auto it = specialized_.find(values);
+    if (it == specialized_.end()) {
+      Result<VkPipeline> p = createPipeline(values);
+      if (!p) return p.status();
+      it = specialized_.emplace(values, *p).first;
+      if (!pipeline_) pipeline_ = *p; // what statistics() describes
+    }
+    pipeline = it->second;
+  }
   for (const detail::LaunchArg &arg : args) {
     if (arg.buffer) {
       infos.push_back({static_cast<const VulkanBuffer *>(arg.buffer)->handle(), 0, VK_WHOLE_SIZE});
@@ -221,7 +285,7 @@ Status VulkanKernel::launch(detail::DriverStream &stream, Grid grid, std::span<c
   }
   return core.submit(
       [&](VulkanFrame &frame, VkCommandBuffer cmd) {
-        vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+        vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
         if (pushed_) {
           // Written into the command buffer: no set to allocate or update.
           vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelineLayout_, 0, uint32_t(writes.size()),

@@ -306,6 +306,11 @@ public:
   /// the shape not reported, the self-test failed and how). On Vulkan the first call may run the
   /// self-test (docs/runtime.md, "Cooperative matrices").
   std::string matrixUnits() const;
+  /// Whether code on workgroup-scope matrices (chips ending +wgmat; docs/compiler.md) runs here:
+  /// the most invocations its workgroup may have, where the device offers such matrices and their
+  /// self-test passed (with bf16 inputs too, for `bf16`); else 0. Vulkan only; the first call may
+  /// run the self-test.
+  uint32_t workgroupMatrixInvocations(bool bf16 = false) const;
 
   Result<Buffer> allocate(DType dtype, size_t count);
   /// Picks each kernel's artifact for this device; fails if a kernel has none.
