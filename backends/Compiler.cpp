@@ -343,13 +343,28 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     if (std::string error; failed(backend::checkBufferABI(*module, kernel.signature(), error)))
       return Status(StatusCode::Unsupported, what + ": " + error);
     // Workgroup-scope matrices stage well only with their strides known when the pipeline is
-    // compiled (SpecializeScalars.cpp): the sizes the variant divides become specialization constants.
-    if (hasWorkgroupMatrices(target.chip) && !workgroupDivisors.empty()) {
+    // compiled (SpecializeScalars.cpp): the sizes the variant divides become specialization
+    // constants, as do the arguments KernelOptions::specializedArgs names. TESSERA_SPECIALIZE_SIZES=1
+    // (a measurement switch, docs/bench.md) does so with every i32 scalar of every SPIR-V kernel.
+    const char *everySize = std::getenv("TESSERA_SPECIALIZE_SIZES");
+    const bool specializeAll = everySize && std::string_view(everySize) == "1";
+    const auto named = detail::kernelFuncOf(*kernel.impl_->module)->getAttrOfType<DenseI64ArrayAttr>(tile::kSpecializedArgsAttr);
+    if ((hasWorkgroupMatrices(target.chip) && !workgroupDivisors.empty()) || specializeAll || named) {
       std::vector<uint32_t> sizes;
-      for (auto [arg, divisor] : workgroupDivisors)
-        if (arg < kernel.signature().size() && kernel.signature()[arg].kind == ArgKind::Scalar &&
-            kernel.signature()[arg].dtype == DType::I32)
-          sizes.push_back(arg);
+      const std::vector<ArgSpec> &sig = kernel.signature();
+      auto isI32 = [&](uint32_t arg) {
+        return arg < sig.size() && sig[arg].kind == ArgKind::Scalar && sig[arg].dtype == DType::I32;
+      };
+      if (specializeAll) {
+        for (uint32_t arg = 0; arg < sig.size(); ++arg)
+          if (isI32(arg)) sizes.push_back(arg);
+      } else {
+        for (auto [arg, divisor] : workgroupDivisors)
+          if (isI32(arg)) sizes.push_back(arg);
+        if (named) // KernelOptions::specializedArgs (i32 scalars: the tracer checked)
+          for (int64_t arg : named.asArrayRef())
+            if (std::find(sizes.begin(), sizes.end(), uint32_t(arg)) == sizes.end()) sizes.push_back(uint32_t(arg));
+      }
       if (std::string error; failed(backend::specializeScalars(*module, kernel.signature(), sizes, error)))
         return diags.failure(what + ": " + error, StatusCode::Internal);
     }

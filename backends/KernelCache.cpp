@@ -49,7 +49,9 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
       {"TESSERA_TENSOR_COPY_ISSUE", "tensor-copy-issue"},
       {"TESSERA_TENSOR_COPY_RELEASE", "tensor-copy-release"},
       {"TESSERA_PINGPONG", "pingpong"},
-      {"TESSERA_PRODUCER_WARP", "producer-warp"}};
+      {"TESSERA_PRODUCER_WARP", "producer-warp"},
+      {"TESSERA_STAGING_BARRIER", "staging-barrier"},
+      {"TESSERA_SPECIALIZE_SIZES", "specialize-sizes"}};
   for (auto [variable, name] : kCompiling)
     if (const char *v = std::getenv(variable); v && *v) key << " " << name << "=" << v;
   key << "\n" << kernel.tileIR();

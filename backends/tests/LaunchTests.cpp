@@ -590,3 +590,47 @@ TEST_CASE("launch.specialization_constants_take_each_launch's_argument_values") 
   }
   if (!anyVulkan) skipTest("no Vulkan device present: specialization constants were not launched");
 }
+
+TEST_CASE("launch.specialized_args_compile_to_specialization_constants") {
+  // KernelOptions::specializedArgs: the SPIR-V reads `n` from a specialization constant (SpecId =
+  // its index, 2) and no longer from the push constants; launches with different n each get
+  // their own pipeline and exact results.
+  constexpr int kBlock = 256;
+  auto scaled = [](tl::Ptr<float> x, tl::Ptr<float> y, tl::Scalar<int32_t> n, tl::Scalar<int32_t> scale) {
+    tl::Tile i = tl::program_id(0) * kBlock + tl::arange(0, kBlock), mask = i < n;
+    tl::store(y + i, tl::load(x + i, mask, 0.0f) * tl::cast(scale, DType::F32), mask);
+  };
+  TracedKernel traced = require(
+      trace("scaled", scaled, {.numWarps = 2, .argNames = {"x", "y", "n", "scale"}, .specializedArgs = {"n"}}), "trace");
+  for (DeviceUnderTest &d : everyDevice()) {
+    uint32_t seed = freshSeed();
+    CAPTURE(d.label);
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    Package pkg = require(compile(traced, d.device->target()), "compile");
+    if (d.device->backend() == Backend::Vulkan) {
+      const std::vector<uint32_t> words = spirvWords(pkg.kernels[0].artifacts[0]);
+      size_t specIds = 0;
+      for (size_t i = 5; i < words.size() && (words[i] >> 16); i += words[i] >> 16)
+        if ((words[i] & 0xffff) == 71 && (words[i] >> 16) == 4 && words[i + 2] == 1) { // OpDecorate SpecId
+          CHECK(words[i + 3] == 2);
+          ++specIds;
+        }
+      CHECK(specIds == 1);
+    }
+    Module module = require(d.device->load(pkg), "load");
+    Kernel k = require(module.kernel("scaled"), "kernel");
+    for (int round = 0; round < 3; ++round) {
+      const int32_t n = std::uniform_int_distribution<int32_t>(100, 3000)(rng), scale = round - 5;
+      CAPTURE(n);
+      std::uniform_real_distribution<float> dist(-8.f, 8.f);
+      std::vector<float> x(size_t(n) + 77), want(x.size(), poisonFloat());
+      for (size_t i = 0; i < x.size(); ++i) x[i] = dist(rng);
+      for (int32_t i = 0; i < n; ++i) want[i] = x[i] * float(scale);
+      Buffer bx = deviceBuffer(*d.device, x), out = poisonedBuffer(*d.device, DType::F32, x.size());
+      Status s = k.launch({programsFor(x.size(), kBlock), 1, 1}, {bx, out, n, scale});
+      REQUIRE_MESSAGE(s.ok(), s.toString());
+      checkExact(downloaded<float>(out), want, seed);
+    }
+  }
+}

@@ -6,6 +6,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -351,6 +352,25 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
   st.func->setAttr(tile::kNumericsAttr, st.builder.getStringAttr(toString(options.numerics)));
   if (options.numStages > 1)
     st.func->setAttr(tile::kNumStagesAttr, st.builder.getI32IntegerAttr(int32_t(options.numStages)));
+  if (!options.specializedArgs.empty()) {
+    SmallVector<int64_t> indices;
+    for (const std::string &want : options.specializedArgs) {
+      auto found = std::find(options.argNames.begin(), options.argNames.end(), want);
+      if (found == options.argNames.end())
+        return where("specializedArgs names '" + want + "', which is not one of the kernel's argNames" +
+                     (options.argNames.empty() ? " (it has none: name the arguments)" : ""));
+      const size_t i = size_t(found - options.argNames.begin());
+      if (params[i].kind != ArgKind::Scalar || params[i].dtype != DType::I32)
+        return where("specializedArgs names '" + want + "', which is " +
+                     (params[i].kind == ArgKind::Buffer ? std::string("a buffer")
+                                                        : (std::string("fi").find(toString(params[i].dtype)[0]) != std::string::npos ? "an " : "a ") +
+                                                              std::string(toString(params[i].dtype)) + " scalar") +
+                     "; only i32 scalars can be specialized");
+      if (std::find(indices.begin(), indices.end(), int64_t(i)) == indices.end()) indices.push_back(int64_t(i));
+    }
+    std::sort(indices.begin(), indices.end());
+    st.func->setAttr(tile::kSpecializedArgsAttr, st.builder.getDenseI64ArrayAttr(indices));
+  }
   Block *entry = st.func.addEntryBlock();
   std::vector<uint32_t> ids;
   for (unsigned i = 0; i < params.size(); ++i) {

@@ -28,6 +28,9 @@ inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";  // i32
 /// i32, 2: the loads of the kernel's loops are issued one iteration ahead (tile-pipeline-loads);
 /// absent or 1: as written.
 inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
+/// The kernel's i32 scalar arguments (indices) that SPIR-V reads as specialization constants
+/// (KernelOptions::specializedArgs).
+inline constexpr llvm::StringLiteral kSpecializedArgsAttr = "tile.specialized_args";
 inline constexpr llvm::StringLiteral kArgNameAttr = "tile.name";        // per-argument string
 /// "fast" (also when absent) or "portable": the numerics contract (docs/numerics.md).
 inline constexpr llvm::StringLiteral kNumericsAttr = "tile.numerics";
