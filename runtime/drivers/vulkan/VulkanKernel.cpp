@@ -255,7 +255,9 @@ Status VulkanKernel::launch(detail::DriverStream &stream, Grid grid, std::span<c
   std::vector<VkWriteDescriptorSet> writes;
   writes.reserve(bufferCount_);
   std::vector<uint8_t> push(artifact_.pushConstantBytes, 0);
-  VkPipeline pipeline = pipeline_;
+  // Without specialization constants pipeline_ is fixed at load; with them, launches on other
+  // threads may be adding to the map (and setting pipeline_): read under the lock.
+  VkPipeline pipeline = specArgs_.empty() ? pipeline_ : VK_NULL_HANDLE;
   if (!specArgs_.empty()) {
     std::vector<uint32_t> values(specArgs_.size());
     for (size_t i = 0; i < specArgs_.size(); ++i)
