@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <array>
 
 using namespace mlir;
@@ -199,6 +200,28 @@ void assumeDivisible(ModuleOp module, ArrayRef<uint32_t> args) {
                  IntegerAttr::get(IntegerType::get(module.getContext(), 64), kSpecializedDivisor));
 }
 
+/// The i32 scalars the SPIR-V code reads as specialization constants (SpecializeScalars.cpp):
+/// the sizes a workgroup-matrix variant divides (the driver stages those matrices well only with
+/// their strides known when it compiles the pipeline) and the arguments
+/// KernelOptions::specializedArgs names; every i32 scalar with TESSERA_SPECIALIZE_SIZES=1 (a
+/// measurement switch, docs/bench.md).
+std::vector<uint32_t> specializedScalars(const TracedKernel &kernel, const TargetDesc &target,
+                                         const std::vector<std::pair<uint32_t, uint32_t>> &workgroupDivisors) {
+  const std::vector<ArgSpec> &sig = kernel.signature();
+  const char *everySize = std::getenv("TESSERA_SPECIALIZE_SIZES");
+  const bool all = everySize && std::string_view(everySize) == "1";
+  std::set<uint32_t> args;
+  if (hasWorkgroupMatrices(target.chip))
+    for (auto [arg, divisor] : workgroupDivisors) args.insert(arg);
+  if (auto named = detail::kernelFuncOf(*kernel.impl_->module)->getAttrOfType<DenseI64ArrayAttr>(tile::kSpecializedArgsAttr))
+    args.insert(named.asArrayRef().begin(), named.asArrayRef().end());
+  std::vector<uint32_t> out;
+  for (uint32_t arg = 0; arg < sig.size(); ++arg)
+    if (sig[arg].kind == ArgKind::Scalar && sig[arg].dtype == DType::I32 && (all || args.count(arg)))
+      out.push_back(arg);
+  return out;
+}
+
 /// Runs the pipeline on a copy of the kernel's module up to `stop` and prints that stage into
 /// `text`; without `stop` it runs to the end and fills `artifact`. `divisible`: the integer
 /// arguments the code may assume are multiples of kSpecializedDivisor (a specialized variant).
@@ -342,32 +365,9 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       return diags.failure(what, StatusCode::Internal);
     if (std::string error; failed(backend::checkBufferABI(*module, kernel.signature(), error)))
       return Status(StatusCode::Unsupported, what + ": " + error);
-    // Workgroup-scope matrices stage well only with their strides known when the pipeline is
-    // compiled (SpecializeScalars.cpp): the sizes the variant divides become specialization
-    // constants, as do the arguments KernelOptions::specializedArgs names. TESSERA_SPECIALIZE_SIZES=1
-    // (a measurement switch, docs/bench.md) does so with every i32 scalar of every SPIR-V kernel.
-    const char *everySize = std::getenv("TESSERA_SPECIALIZE_SIZES");
-    const bool specializeAll = everySize && std::string_view(everySize) == "1";
-    const auto named = detail::kernelFuncOf(*kernel.impl_->module)->getAttrOfType<DenseI64ArrayAttr>(tile::kSpecializedArgsAttr);
-    if ((hasWorkgroupMatrices(target.chip) && !workgroupDivisors.empty()) || specializeAll || named) {
-      std::vector<uint32_t> sizes;
-      const std::vector<ArgSpec> &sig = kernel.signature();
-      auto isI32 = [&](uint32_t arg) {
-        return arg < sig.size() && sig[arg].kind == ArgKind::Scalar && sig[arg].dtype == DType::I32;
-      };
-      if (specializeAll) {
-        for (uint32_t arg = 0; arg < sig.size(); ++arg)
-          if (isI32(arg)) sizes.push_back(arg);
-      } else {
-        for (auto [arg, divisor] : workgroupDivisors)
-          if (isI32(arg)) sizes.push_back(arg);
-        if (named) // KernelOptions::specializedArgs (i32 scalars: the tracer checked)
-          for (int64_t arg : named.asArrayRef())
-            if (std::find(sizes.begin(), sizes.end(), uint32_t(arg)) == sizes.end()) sizes.push_back(uint32_t(arg));
-      }
+    if (std::vector<uint32_t> sizes = specializedScalars(kernel, target, workgroupDivisors); !sizes.empty())
       if (std::string error; failed(backend::specializeScalars(*module, kernel.signature(), sizes, error)))
         return diags.failure(what + ": " + error, StatusCode::Internal);
-    }
     if (done(Stage::SPIRVMLIR))
       return Status();
     std::vector<uint32_t> words;

@@ -51,9 +51,22 @@ struct CaseSpec {
 struct Options {
   std::string out = "f16", in = "f16", package, writeSpv;
   int m = 0, n = 0, k = 0, bm = 0, bn = 0, wg = 0, repeat = 50, rows = 16, rounds = 1;
-  bool nvExtension = false, shapes = false, pushSizes = false, bias = false, grid1d = false;
+  bool shapes = false;
+  CaseSpec every; // the older global flags: options of every module
   std::vector<CaseSpec> cases;
 };
+
+// One module option (the --spv=FILE@OPT list's, or an older global flag without its "--").
+bool setOption(CaseSpec &c, const std::string &opt) {
+  if (opt == "push-sizes") c.pushSizes = true;
+  else if (opt == "bias") c.bias = true;
+  else if (opt == "grid1d") c.grid1d = true;
+  else if (opt == "nv-extension") c.nvExtension = true;
+  else if (opt == "tessera") c.tessera = true;
+  else if (opt == "unbiased") c.unbiased = true;
+  else return false;
+  return true;
+}
 
 bool parseCase(const std::string &text, CaseSpec &c) {
   size_t at = text.find('@');
@@ -63,13 +76,7 @@ bool parseCase(const std::string &text, CaseSpec &c) {
   for (size_t pos = 0; pos < opts.size();) {
     size_t end = opts.find(',', pos);
     std::string opt = opts.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    if (opt == "push-sizes") c.pushSizes = true;
-    else if (opt == "bias") c.bias = true;
-    else if (opt == "grid1d") c.grid1d = true;
-    else if (opt == "nv-extension") c.nvExtension = true;
-    else if (opt == "tessera") c.tessera = true;
-    else if (opt == "unbiased") c.unbiased = true;
-    else {
+    if (!setOption(c, opt)) {
       std::fprintf(stderr, "unknown module option '%s' in '%s'\n", opt.c_str(), text.c_str());
       return false;
     }
@@ -102,11 +109,8 @@ bool parse(int argc, char **argv, Options &o) {
     else if (const char *v = value("--repeat=")) o.repeat = std::atoi(v);
     else if (const char *v = value("--rows=")) o.rows = std::atoi(v);
     else if (const char *v = value("--rounds=")) o.rounds = std::atoi(v);
-    else if (a == "--nv-extension") o.nvExtension = true;
     else if (a == "--shapes") o.shapes = true;
-    else if (a == "--push-sizes") o.pushSizes = true;
-    else if (a == "--bias") o.bias = true;
-    else if (a == "--grid1d") o.grid1d = true;
+    else if (a == "--nv-extension" || a == "--push-sizes" || a == "--bias" || a == "--grid1d") setOption(o.every, a.substr(2));
     else {
       std::fprintf(stderr, "unknown argument '%s'\n", a.c_str());
       return false;
@@ -117,7 +121,7 @@ bool parse(int argc, char **argv, Options &o) {
       c.bias = !c.unbiased, c.grid1d = true; // the compiled kernel's ABI (unbiased: an edit that drops the add)
       continue;
     }
-    c.pushSizes |= o.pushSizes, c.bias |= o.bias, c.grid1d |= o.grid1d, c.nvExtension |= o.nvExtension;
+    c.pushSizes |= o.every.pushSizes, c.bias |= o.every.bias, c.grid1d |= o.every.grid1d, c.nvExtension |= o.every.nvExtension;
   }
   if (!o.writeSpv.empty()) {
     if (o.package.empty()) std::fprintf(stderr, "--write-spv needs --package\n");
