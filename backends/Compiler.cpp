@@ -292,6 +292,12 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     // TESSERA_STAGING_BARRIER=1: the pass's staging-barrier (a measurement switch, docs/bench.md).
     if (const char *barrier = std::getenv("TESSERA_STAGING_BARRIER"))
       options.stagingBarrier = std::string_view(barrier) == "1";
+    // TESSERA_ASYNC_COPY_FENCE=0 and TESSERA_COPIES_AFTER_MMA=0: the pass's async-copy-fence and
+    // copies-after-mma off (measurement switches, docs/bench.md).
+    if (const char *fence = std::getenv("TESSERA_ASYNC_COPY_FENCE"); fence && *fence)
+      options.asyncCopyFence = std::string_view(fence) != "0";
+    if (const char *after = std::getenv("TESSERA_COPIES_AFTER_MMA"); after && *after)
+      options.copiesAfterMma = std::string_view(after) != "0";
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -410,10 +416,10 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
 
 /// The integer arguments a variant specialized for multiples of kSpecializedDivisor assumes so:
 /// the fewest without which some masked load would lose runs that the assumption proves uniform
-/// (uniformRunLengths), up to 16 elements. A dot's operands count only with `dotOperands`: on
-/// PTX they are copied into shared memory their own way, on SPIR-V they are loaded like any
-/// tile. Empty where the assumption proves nothing more: no variant then.
-std::vector<uint32_t> specializedArgs(const TracedKernel &kernel, bool dotOperands) {
+/// (uniformRunLengths), up to 16 elements: on PTX a dot operand's copies into shared memory too
+/// (copyToShared: one copy a run, no element-by-element path). Empty where the assumption proves
+/// nothing more: no variant then.
+std::vector<uint32_t> specializedArgs(const TracedKernel &kernel) {
   OwningOpRef<ModuleOp> module = kernel.impl_->module->clone();
   func::FuncOp f = detail::kernelFuncOf(*module);
   std::vector<uint32_t> args;
@@ -424,8 +430,7 @@ std::vector<uint32_t> specializedArgs(const TracedKernel &kernel, bool dotOperan
     std::vector<int64_t> out;
     for (auto [op, run] : backend::uniformRunLengths(f)) // (ordered by operation address: same each call)
       if (auto load = dyn_cast<tile::LoadOp>(op);
-          load && load.getMask() &&
-          (dotOperands || llvm::any_of(op->getUsers(), [](Operation *u) { return !isa<tile::DotOp>(u); })))
+          load && load.getMask())
         out.push_back(std::min<int64_t>(run, kSpecializedDivisor));
     return out;
   };
@@ -496,14 +501,13 @@ Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const T
     e.args = k.signature();
     e.numWarps = k.numWarps();
     e.tileIR = k.tileIR();
-    // Per kind of target, worked out for the first target of that kind (each analysis clones
-    // the kernel and proves its runs a few times over).
-    std::optional<std::vector<uint32_t>> divisibleFor[2]; // PTX, SPIR-V
+    // Worked out for the first target that needs it (each analysis clones the kernel and proves
+    // its runs a few times over).
+    std::optional<std::vector<uint32_t>> divisibleFor;
     for (const TargetDesc &t : targets) {
       Result<TargetDesc> valid = validateTarget(t);
       if (!valid)
         return valid.status();
-      const bool ptx = valid->kind == TargetKind::PTX;
       // Workgroup-scope matrices: a variant of the same chip without the suffix, for sizes that
       // are multiples of the blocks; none where no loop took that form.
       if (hasWorkgroupMatrices(valid->chip)) {
@@ -514,10 +518,9 @@ Result<Package> compile(std::span<const TracedKernel> kernels, std::span<const T
           e.artifacts.push_back(std::move(w));
         continue;
       }
-      std::optional<std::vector<uint32_t>> &known = divisibleFor[ptx ? 0 : 1];
-      if (!known)
-        known = specializedArgs(k, /*dotOperands=*/!ptx);
-      const std::vector<uint32_t> &divisible = *known;
+      if (!divisibleFor)
+        divisibleFor = specializedArgs(k);
+      const std::vector<uint32_t> &divisible = *divisibleFor;
       // PTX is compiled with bulk tensor copies allowed. Where the kernel then takes tensor maps,
       // that is a second form of the code (the runtime picks it per launch) and the first is
       // compiled without them; otherwise it is the only form (nothing was planned differently).

@@ -51,6 +51,8 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
       {"TESSERA_PINGPONG", "pingpong"},
       {"TESSERA_PRODUCER_WARP", "producer-warp"},
       {"TESSERA_STAGING_BARRIER", "staging-barrier"},
+      {"TESSERA_ASYNC_COPY_FENCE", "async-copy-fence"},
+      {"TESSERA_COPIES_AFTER_MMA", "copies-after-mma"},
       {"TESSERA_SPECIALIZE_SIZES", "specialize-sizes"}};
   for (auto [variable, name] : kCompiling)
     if (const char *v = std::getenv(variable); v && *v) key << " " << name << "=" << v;

@@ -266,6 +266,10 @@ tile::LoadOp directLoad(tile::DotOp dot, Value operand, const std::function<bool
 /// element taking `other` (or zero). The load's offsets, mask and other are recomputed in a
 /// layout of 16-byte runs, a splat's scalar s taking the value scalar(s). With `place`, element
 /// (i, j) goes to stage + place(i, j) instead (each 16-byte run kept whole).
+/// Where the tile IR proves every run contiguous, aligned and under one mask bit
+/// (TileLowering::provenWhole: the sizes' divisibility, as in a specialized variant) and a
+/// masked-off element reads as +0, each run is one copy that reads its 16 bytes where its mask
+/// bit is set and none where it is not (zeros), with no branch and no element-by-element path.
 void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering &lw, tile::LoadOp load, Value shared,
                   Value stage, int64_t ld, const std::function<Value(Value)> &scalar, const Placement &place = nullptr) {
   auto type = cast<RankedTensorType>(load.getType());
@@ -296,6 +300,20 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
     const int64_t offset = l.staticCoord(e, 0) * ld + l.staticCoord(e, 1);
     return offset ? Value(arith::AddIOp::create(r, loc, base, lw.i32(r, loc, offset))) : base;
   };
+  if (lw.provenWhole(load.getOperation(), vec) && (!load.getOther() || isZeroSplat(load.getOther()))) {
+    Value full = lw.i32(r, loc, 16), none = lw.i32(r, loc, 0);
+    for (int64_t j = 0; j < l.perThread(); j += vec) {
+      if (mask.empty()) {
+        lw.target.asyncCopy(r, loc, shared, at(j), buffer, offsets[j], elem, 16);
+        continue;
+      }
+      // A masked-off run reads nothing from the start of the buffer (its own offset may lie
+      // outside it).
+      Value from = arith::SelectOp::create(r, loc, mask[j], offsets[j], arith::ConstantOp::create(r, loc, r.getZeroAttr(offsets[j].getType())));
+      lw.target.asyncCopy(r, loc, shared, at(j), buffer, from, elem, 16, arith::SelectOp::create(r, loc, mask[j], full, none));
+    }
+    return;
+  }
   // One branch for all the thread's runs (as loads take, LoadStoreOpToGPU.cpp): where every run
   // is whole, all the copies in one block; otherwise every element on its own. A branch per run
   // cost the wgmma matmul a fifth of its speed (run 26, docs/bench.md).
@@ -364,6 +382,10 @@ struct PipelinedStaging {
   /// With tensor copies alone: called after the wait that leaves `lag` batches of the units in
   /// flight (0 or 1), it releases the stage of iteration t - lag.
   std::function<void(OpBuilder &, Location, int64_t lag)> release;
+  /// With TileLowering::copiesAfterMma, where only cp.async copies are staged in the loop: this
+  /// iteration's copies for the iteration ahead (their branch, then the group's commit), which
+  /// the caller moves after its matrix instructions' commit.
+  SmallVector<Operation *, 2> copiesAhead;
 };
 PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, const TileLowering &lw, tile::DotOp op,
                                 std::array<ValueRange, 2> values, const tile::LoadOp (&direct)[2],
@@ -387,6 +409,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   // that every operand copied comes by tensor copy and that their scalars are known before the loop).
   const bool producer = tensorOnly && lw.producerDots.count(op.getOperation());
   const bool released = tensorOnly && (producer || !lw.tensorCopiesProgramBarrier);
+  SmallVector<Operation *, 2> copiesAhead; // PipelinedStaging::copiesAhead
   Value barriers; // `stages` barriers the copies signal, then, where released, `stages` the readers do
   auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
   auto eq = [&](OpBuilder &x, Location xl, Value v, int64_t k) {
@@ -571,7 +594,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   if (!released && !leader) {
     // Writes of this thread (copies, registers) before the units read them; bulk tensor copies
     // write as the units read (the async proxy), ordered by the barrier's phase.
-    if ((place[0] || place[1]) && (asyncCopies || !direct[0] || !direct[1]))
+    if ((place[0] || place[1]) && ((asyncCopies && lw.asyncCopyFence) || !direct[0] || !direct[1]))
       lw.target.wgmmaSharedFence(r, loc);
     lw.barrier(r, loc);
   }
@@ -589,6 +612,8 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
     Operation *issued = issueAhead(t);
     if (sharesBarrier && !lw.loopCopies.count(loop.getOperation()))
       lw.loopCopies[loop.getOperation()] = {op.getOperation(), issued};
+    if (lw.copiesAfterMma && asyncCopies && !tensorCopies && !inLoop[0] && !inLoop[1])
+      copiesAhead = {issued, &*std::prev(r.getInsertionPoint())}; // the branch, the commit after it
   }
   if (inLoop[0] || inLoop[1]) {
     for (int i = 0; i < 2; ++i)
@@ -600,7 +625,7 @@ PipelinedStaging stagePipelined(ConversionPatternRewriter &r, Location loc, cons
   auto start = [&](int i) {
     return direct[i] ? Value(arith::MulIOp::create(r, loc, current, c(r, loc, sizes[i]))) : c(r, loc, 0);
   };
-  PipelinedStaging out{shared[0], shared[1], start(0), start(1), nullptr};
+  PipelinedStaging out{shared[0], shared[1], start(0), start(1), nullptr, copiesAhead};
   if (released)
     out.release = [&lw, barriers, t, stages](OpBuilder &x, Location xl, int64_t lag) {
       // (self-contained: called after this function returns)
@@ -1028,6 +1053,7 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   const Placement place[2] = {placeA, placeB};
   Value sa, sb, aStage, bStage; // the arrays, and where this iteration's A and B start in them (elements)
   std::function<void(OpBuilder &, Location, int64_t)> release; // PipelinedStaging::release
+  SmallVector<Operation *, 2> copiesAhead;                     // PipelinedStaging::copiesAhead
   if (stages == 1 && lw.producerDots.count(op.getOperation())) // (a producer needs stages: DotLowering reports it)
     return std::nullopt;
   if (stages == 1) {
@@ -1102,6 +1128,7 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
                                              kAlign, ahead, tensor);
     sa = staged.a, sb = staged.b, aStage = staged.aStart, bStage = staged.bStart;
     release = staged.release;
+    copiesAhead = staged.copiesAhead;
   }
   const int64_t pairs = lc.reps[0] / 2, groups = lc.reps[1], nPer = std::min(N, unit.maxN);
   Value warpGroup = arith::ShRUIOp::create(r, loc, lw.threadId, c(r, loc, 7));
@@ -1181,6 +1208,11 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
           carried[e] = v;
       }
   lw.target.wgmmaCommit(r, loc);
+  // (copies-after-mma) The copies for the iteration ahead go while this batch runs: their stage
+  // is neither this iteration's nor, where a batch stays in flight, the last one's (ahead < stages
+  // - 1 then), and the barrier at the top of this iteration ended every reader of it.
+  for (Operation *copy : copiesAhead)
+    r.moveOpBefore(copy, r.getInsertionBlock(), r.getInsertionPoint());
   if (other && !lw.pingpongHolds.count(op.getOperation()))
     lw.target.namedBarrierArrive(r, loc, other, 256);
   // Waited for where the block first uses the result (TileLowering::lateWaits), the stage released

@@ -74,6 +74,15 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "stages the readers release (tensor-copy-release=mbarrier), the warpgroups take turns "
            "issuing each dot (named barriers), so that one's other work overlaps the other's matrix "
            "instructions (measured slower, docs/bench.md)">,
+    Option<"asyncCopyFence", "async-copy-fence", "bool", /*default=*/"true",
+           "NVPTX sm_90a: each thread fences its landed cp.async copies for the warpgroup units' "
+           "async proxy before the barrier that lets the units read them (a measurement switch: "
+           "TESSERA_ASYNC_COPY_FENCE=0)">,
+    Option<"copiesAfterMma", "copies-after-mma", "bool", /*default=*/"true",
+           "NVPTX sm_90a, a pipelined warpgroup dot whose operands come by cp.async: each iteration "
+           "issues the copies for the iteration ahead after committing its own matrix instructions, "
+           "not before them (run 84: 128 x 128 x 64 +5%, 128 x 256 x 64 the same; "
+           "TESSERA_COPIES_AFTER_MMA=0 turns it off, to measure)">,
     Option<"stagingBarrier", "staging-barrier", "bool", /*default=*/"false",
            "SPIR-V, cooperative matrices in mma.sync's lanes: a dot whose operands are staged in two "
            "halves (one barrier an iteration) also meets the program at a barrier before writing "

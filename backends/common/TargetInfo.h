@@ -89,10 +89,12 @@ public:
   /// moves `bytes` (16) bytes from buffer[index] (elements of `elem`) to shared[sharedIndex],
   /// both aligned to `bytes`. asyncCommit closes this thread's group of copies issued since the
   /// last one; asyncWait(n) waits until at most n of its groups are in flight. Other threads
-  /// see the data after a barrier that follows the wait.
+  /// see the data after a barrier that follows the wait. With `sourceBytes` (an i32), only that
+  /// many bytes are read (0 or `bytes`) and the rest of the copy is zeros.
   virtual bool hasAsyncCopy() const { return false; }
   virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared, mlir::Value sharedIndex,
-                         mlir::Value buffer, mlir::Value index, mlir::Type elem, int64_t bytes) const;
+                         mlir::Value buffer, mlir::Value index, mlir::Type elem, int64_t bytes,
+                         mlir::Value sourceBytes = {}) const;
   virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const;
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending) const;
 

@@ -123,17 +123,6 @@ void conjunctsOf(Value v, SmallVectorImpl<Value> &out) {
   out.push_back(v);
 }
 
-bool isZeroSplat(Value v) {
-  auto splat = stripBroadcast(v).getDefiningOp<tile::SplatOp>();
-  if (!splat)
-    return false;
-  // +0.0 or integer 0: what a tensor copy writes outside the matrix (not -0.0).
-  APFloat f(0.0);
-  APInt i;
-  if (matchPattern(splat.getValue(), m_ConstantFloat(&f)))
-    return f.isPosZero();
-  return matchPattern(splat.getValue(), m_ConstantInt(&i)) && i.isZero();
-}
 
 /// The factors of a product of i32 scalars (nested muli), in order.
 void factorsOf(Value v, SmallVectorImpl<Value> &out) {
@@ -251,6 +240,19 @@ std::optional<std::pair<int64_t, int64_t>> hostScalarOf(Value v, Operation *kern
   if (v.getType().isInteger(32) && matchPattern(v, m_ConstantInt(&c)))
     return std::pair<int64_t, int64_t>(-1, c.getSExtValue());
   return std::nullopt;
+}
+
+/// A splat of +0.0 or integer 0 (through broadcasts): what a tensor copy writes outside the
+/// matrix, and what a copy that reads no bytes leaves (not -0.0).
+bool isZeroSplat(Value v) {
+  auto splat = stripBroadcast(v).getDefiningOp<tile::SplatOp>();
+  if (!splat)
+    return false;
+  APFloat f(0.0);
+  APInt i;
+  if (matchPattern(splat.getValue(), m_ConstantFloat(&f)))
+    return f.isPosZero();
+  return matchPattern(splat.getValue(), m_ConstantInt(&i)) && i.isZero();
 }
 
 } // namespace tessera::backend

@@ -64,6 +64,8 @@ mlir::Value stripBroadcast(mlir::Value v);
 bool sameScalar(mlir::Value a, mlir::Value b);
 /// Also for a tile.store (the window it writes under its mask).
 std::optional<TensorWindow> tensorWindowOf(mlir::Operation *load);
+/// A splat of +0.0 or integer 0 (through broadcasts; TensorCopies.cpp).
+bool isZeroSplat(mlir::Value v);
 /// The value of an i32 scalar that a launch knows: {argument index, 0} for a parameter of
 /// `kernel`, {-1, value} for a constant; nothing otherwise.
 std::optional<std::pair<int64_t, int64_t>> hostScalarOf(mlir::Value v, mlir::Operation *kernel);
@@ -147,6 +149,8 @@ struct TileLowering {
   /// Option staging-barrier: cooperative-matrix dots staged in halves keep the barrier before
   /// their writes (lowerWithCoopMatrixLanes).
   bool stagingBarrier = false;
+  /// Options async-copy-fence and copies-after-mma (lowerWithWarpgroupUnits, stagePipelined).
+  bool asyncCopyFence = true, copiesAfterMma = true;
   std::map<mlir::Operation *, bool> pingpongDots;
   /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn
   /// holds them all: no barrier before a joining dot, none passed after a dot the next joins.

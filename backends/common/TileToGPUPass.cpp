@@ -106,7 +106,7 @@ void TargetInfo::waitBarrier(OpBuilder &, Location, Value, Value, Value) const {
 }
 
 int64_t TargetInfo::finalizeShared(gpu::GPUFuncOp, int64_t requested) const { return requested; }
-void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, Value, Value, Type, int64_t) const {
+void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, Value, Value, Type, int64_t, Value) const {
   llvm_unreachable("asyncCopy on a target without asynchronous copies");
 }
 void TargetInfo::asyncCommit(OpBuilder &, Location) const {
@@ -159,6 +159,7 @@ namespace {
 struct TensorCopyOptions {
   bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
   enum class Producer { Off, Auto, On } producer = Producer::Auto;
+  bool asyncCopyFence = true, copiesAfterMma = true;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
@@ -251,6 +252,8 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.tensorCopiesProgramBarrier = copies.programBarrier;
   lowering.warpgroupPingpong = copies.pingpong;
   lowering.stagingBarrier = stagingBarrier;
+  lowering.asyncCopyFence = copies.asyncCopyFence;
+  lowering.copiesAfterMma = copies.copiesAfterMma;
   lowering.maxVec = maxVec;
   lowering.uniformRuns = std::move(uniformRuns);
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
@@ -493,7 +496,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
       return signalPassFailure();
     }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
-                                   warpgroupPingpong, *producer};
+                                   warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

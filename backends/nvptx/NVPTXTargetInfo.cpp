@@ -198,7 +198,7 @@ public:
   bool hasAsyncCopy() const override { return sm_ >= 80; }
 
   void asyncCopy(OpBuilder &b, Location loc, Value shared, Value sharedIndex, Value buffer, Value index, Type elem,
-                 int64_t bytes) const override {
+                 int64_t bytes, Value sourceBytes) const override {
     Value dst = LLVM::GEPOp::create(b, loc, shared.getType(), elem, shared, ValueRange{sharedIndex},
                                     LLVM::GEPNoWrapFlags::inbounds);
     Value src = LLVM::GEPOp::create(b, loc, buffer.getType(), elem, buffer, ValueRange{index},
@@ -206,7 +206,7 @@ public:
     NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(int32_t(bytes)),
                             NVVM::LoadCacheModifierKindAttr::get(b.getContext(), bytes == 16 ? NVVM::LoadCacheModifierKind::CG
                                                                                              : NVVM::LoadCacheModifierKind::CA),
-                            Value());
+                            sourceBytes); // (cp.async's src-size: the rest zero-filled)
   }
 
   void asyncCommit(OpBuilder &b, Location loc) const override { NVVM::CpAsyncCommitGroupOp::create(b, loc); }

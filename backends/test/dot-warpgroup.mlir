@@ -9,10 +9,11 @@
 // rows of 128 bytes along N (128-byte swizzle = 1, 1024 bytes between groups of 8 rows of k,
 // 32 x 128 bytes between panels of 64 columns). Each thread fences its landed copies for the
 // units before the barrier; each iteration issues one instruction per k step of 16, m64n64k16,
-// B N-major, after a wgmma fence, and commits them. The dot only accumulates across the loop, so
-// each batch stays in flight into the next iteration (wait until 1 is): the copies run 2
-// iterations ahead (4 stages), leaving the stage of the batch in flight alone, and the last batch
-// is waited for after the loop. Descriptors: A's leading offset is unused
+// B N-major, after a wgmma fence, commits them, and then issues the copies for the iteration
+// ahead (copies-after-mma). The dot only accumulates across the loop, so each batch stays in
+// flight into the next iteration (wait until 1 is): the copies run 2 iterations ahead (4
+// stages), leaving the stages of the batches in flight alone, and the last batch is waited for
+// after the loop. Descriptors: A's leading offset is unused
 // (1 << 16), its high word 512 / 16 | 2 << 30; B's leading offset 4096 / 16 << 16, its high word
 // 1024 / 16 | 1 << 30. A thread's two 16-byte runs of A are copied behind one branch (both
 // whole), not one each.
@@ -26,10 +27,7 @@
 // CHECK: nvvm.cp.async.wait.group 1
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier
-// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
-// CHECK-NOT: scf.if
-// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
-// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK-NOT: nvvm.ldmatrix
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: arith.constant 65536 : i32
@@ -40,6 +38,11 @@
 // CHECK: nvvm.wgmma.mma_async
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: scf.if
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// CHECK-NOT: scf.if
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// CHECK: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: scf.yield
@@ -99,12 +102,14 @@ func.func @warpgroup(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>,
 // B without the transpose bit, <col>); then the probabilities, in the scores' accumulator layout,
 // as the register operand of the second dot's instructions (inline PTX: MLIR's op takes A through
 // a descriptor only), the values copied N-major. Two dots in the loop: 2 stages each, every batch
-// waited for at once. No mma.sync, no ldmatrix.
+// waited for at once, after the copies of the iteration ahead. No mma.sync, no ldmatrix.
 
 // CHECK-LABEL: gpu.func @attention
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: scf.if
+// CHECK: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: arith.truncf
 // CHECK: nvvm.wgmma.fence.aligned

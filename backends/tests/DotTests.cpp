@@ -290,6 +290,18 @@ TEST_CASE("on sm_90a fast f16 and bf16 dots of loaded tiles run on the warpgroup
     CHECK(contains(ptx, ".extern .shared .align 1024 .b8 __tessera_dynamic_shared[]"));
     CHECK(a.sharedMemBytes == 4 * (128 + 256) * 64 * 2);
   }
+  // Each iteration issues its copies for the iteration ahead after committing its instructions
+  // (copies-after-mma), so the wait for the batch before is not right after the commit; with
+  // TESSERA_COPIES_AFTER_MMA=0 the copies go first and the wait follows the commit at once.
+  auto waitAfterCommit = [&] {
+    const std::string ptx = ptxText(compiled(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90a"));
+    REQUIRE(contains(ptx, "wgmma.wait_group.sync.aligned \t1;"));
+    return contains(ptx, "wgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned \t1;");
+  };
+  CHECK_FALSE(waitAfterCommit());
+  ::setenv("TESSERA_COPIES_AFTER_MMA", "0", 1);
+  CHECK(waitAfterCommit());
+  ::unsetenv("TESSERA_COPIES_AFTER_MMA");
   // 128 x 128 x 64: a fourth stage (128 KiB) would keep a second program off the multiprocessor,
   // so 3 stages, each batch waited for at once.
   Artifact three = compiled(traceMatmul<f16, float>(128, 128, 64, Numerics::Fast, 8), "sm_90a");
@@ -305,6 +317,29 @@ TEST_CASE("on sm_90a fast f16 and bf16 dots of loaded tiles run on the warpgroup
   CHECK_FALSE(contains(ptxText(compiled(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90")), "wgmma"));
   CHECK_FALSE(contains(ptxText(compiled(traceMatmul<f16, float>(64, 64, 32, Numerics::Portable), "sm_90a")), "wgmma"));
   CHECK_FALSE(contains(ptxText(compiled(traceMatmul<float, float>(64, 64, 32, Numerics::Fast), "sm_90a")), "wgmma"));
+}
+
+TEST_CASE("a pipelined dot's variant for multiples of 16 copies each run once, zero-filled where masked") {
+  // The plain code copies a thread's runs in one branch where all are whole, else element by
+  // element; the variant for N and K multiples of 16 (arguments 4 and 5) proves every 16-byte run
+  // of A (along K) and B (along N) whole or wholly masked off, so each is one cp.async that reads
+  // 16 bytes or none (src-size 0: zeros), with no element path (run 84: 255 registers -> 211, the
+  // 128 x 256 x 64 matmul +3-5%, 128 x 128 x 64 +13%, docs/bench.md).
+  for (const char *chip : {"sm_80", "sm_90a"}) {
+    CAPTURE(chip);
+    const Package p = require(compile(require(traceMatmul<f16, float>(128, 128, 64, Numerics::Fast, 8), "trace"), nvptxTarget(chip)),
+                              "compile");
+    REQUIRE(p.kernels[0].artifacts.size() == 2);
+    const Artifact &plain = p.kernels[0].artifacts[0], &variant = p.kernels[0].artifacts[1];
+    CHECK(plain.divisibleArgs.empty());
+    CHECK(variant.divisibleArgs == std::vector<uint32_t>{4, 5});
+    const std::string general = ptxText(plain), specialized = ptxText(variant);
+    CHECK(contains(general, "ld.global.b16"));
+    CHECK_FALSE(contains(general, "], 16, %r"));
+    CHECK_FALSE(contains(specialized, "ld.global.b16"));
+    CHECK(contains(specialized, "cp.async.cg.shared.global"));
+    CHECK(contains(specialized, "], 16, %r")); // the source size operand
+  }
 }
 
 TEST_CASE("on sm_90a a warpgroup dot whose B reads a matrix window also gets a tensor-copy form (TMA)") {
@@ -344,8 +379,13 @@ TEST_CASE("on sm_90a a warpgroup dot whose B reads a matrix window also gets a t
   CHECK(package(traceScores(true), "sm_90a").kernels[0].artifacts.size() == 1);
   CHECK(package(traceScores(false, -0.0f), "sm_90a").kernels[0].artifacts.size() == 1);
   // A matmul copies A from its buffer too: in boxes of 8 rows, measured no faster (run 32), so
-  // no second form by default (the pass's tensor-copies-a makes one: dot-tensor-copies.mlir).
-  CHECK(package(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90a").kernels[0].artifacts.size() == 1);
+  // no tensor-copy form by default (the pass's tensor-copies-a makes one: dot-tensor-copies.mlir);
+  // its second artifact is the variant for sizes that are multiples of 16.
+  const Package matmul = package(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90a");
+  REQUIRE(matmul.kernels[0].artifacts.size() == 2);
+  for (const Artifact &a : matmul.kernels[0].artifacts)
+    CHECK(a.tensorMaps.empty());
+  CHECK(!matmul.kernels[0].artifacts[1].divisibleArgs.empty());
   // None without the warpgroup units (sm_90) or in portable mode.
   CHECK(package(traceScores(), "sm_90").kernels[0].artifacts.size() == 1);
 }

@@ -63,7 +63,11 @@ void printHelp(FILE *out) {
              "  TESSERA_PRODUCER_WARP  1 | 0 | auto (compiling): the tensor-copy form gets a warpgroup more that\n"
              "                     issues a loop's copies ahead of the others; auto (unset): programs of two\n"
              "                     warpgroups or more whose loop copies no dot's A (attention's) and whose\n"
-             "                     accumulators take 96 values a thread or more\n",
+             "                     accumulators take 96 values a thread or more\n"
+             "  TESSERA_COPIES_AFTER_MMA  0 (compiling): a pipelined warpgroup dot issues its cp.async copies for\n"
+             "                     the iteration ahead before its matrix instructions, not after (to measure)\n"
+             "  TESSERA_ASYNC_COPY_FENCE  0 (compiling): no async-proxy fence after the cp.async copies a\n"
+             "                     warpgroup dot reads (to measure; the memory model asks for the fence)\n",
              out);
 }
 
