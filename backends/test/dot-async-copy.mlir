@@ -300,3 +300,58 @@ func.func @invariant_scalar(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.pt
   tile.store %c[%offs], %acc : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
   return
 }
+
+// -----
+
+// The same loop with k a multiple of 16 (tile.divisibility, as in the variant for multiples of
+// 16): every 16-byte run of a's copy is contiguous, aligned and under one mask bit (its offsets
+// from a multiple of 8, k a multiple of 8), so each run is one cp.async whose source size is 16
+// bytes where its bit is set and 0 where not (zeros), reading from the buffer's start then: no
+// branch around the copies and no element-by-element path. b's copies, unmasked, take no source
+// size.
+
+// CHECK-LABEL: gpu.func @zero_filled
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NOT: scf.if
+// CHECK: %[[FROM:.*]] = arith.select %[[BIT:.*]], %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: %[[SIZE:.*]] = arith.select %[[BIT]], %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: scf.if
+// CHECK: llvm.getelementptr inbounds %arg0[%[[FROM]]]
+// CHECK-NEXT: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[SIZE]]
+// CHECK-NOT: scf.if
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg :
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.ldmatrix
+// CHECK: scf.yield
+func.func @zero_filled(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %k: i32 {tile.divisibility = 16 : i64})
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.arange 0, 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r, 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %sixteen = arith.constant dense<16> : tensor<16x16xi32>
+  %rb = tile.broadcast %rows : tensor<16x1xi32> -> tensor<16x16xi32>
+  %cb = tile.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %ro = arith.muli %rb, %sixteen : tensor<16x16xi32>
+  %offs = arith.addi %ro, %cb : tensor<16x16xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %acc = scf.for %i = %c0 to %k step %c16 iter_args(%s = %zero) -> (tensor<16x16xf32>) : i32 {
+    %is = tile.splat %i : tensor<16x16xi32>
+    %ao = arith.addi %offs, %is : tensor<16x16xi32>
+    %ks = tile.splat %k : tensor<16x16xi32>
+    %m = arith.cmpi slt, %ao, %ks : tensor<16x16xi32>
+    %x = tile.load %a[%ao] mask %m : (!tile.ptr<f16>, tensor<16x16xi32>, tensor<16x16xi1>) -> tensor<16x16xf16>
+    %y = tile.load %b[%ao] : (!tile.ptr<f16>, tensor<16x16xi32>) -> tensor<16x16xf16>
+    %d = tile.dot %x, %y, %s : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  }
+  tile.store %c[%offs], %acc : (!tile.ptr<f32>, tensor<16x16xi32>, tensor<16x16xf32>) -> ()
+  return
+}
