@@ -3,6 +3,7 @@
 #include "TestSupport.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -63,6 +64,16 @@ TEST_CASE("kernel cache: the key holds the kernel, its options and the target") 
                               cache.entryPath(wider, spirvTarget(8)), cache.entryPath(block, spirvTarget(8))};
   CHECK(paths.size() == 6);
   CHECK(cache.entryPath(a, spirvTarget(8)) == cache.entryPath(require(traceVectorAdd(1024, 4), "trace"), spirvTarget(8)));
+  // The variables compile() reads change the code, so each one set is another entry.
+  const std::string plain = cache.entryPath(a, nvptxTarget("sm_90a"));
+  for (const char *variable : {"TESSERA_TENSOR_COPIES_A", "TESSERA_PRODUCER_WARP", "TESSERA_STAGING_BARRIER",
+                               "TESSERA_SPECIALIZE_SIZES", "TESSERA_ASYNC_COPY_FENCE", "TESSERA_COPIES_AFTER_MMA"}) {
+    CAPTURE(variable);
+    ::setenv(variable, "0", 1);
+    CHECK(cache.entryPath(a, nvptxTarget("sm_90a")) != plain);
+    ::unsetenv(variable);
+    CHECK(cache.entryPath(a, nvptxTarget("sm_90a")) == plain);
+  }
 }
 
 TEST_CASE("kernel cache: truncated, corrupt and foreign entries are compiled again, never trusted") {
