@@ -148,6 +148,7 @@ template <class T> Config defaultConfig(const tessera::Device &dev, bool portabl
   else if (!portable && coopLanes) c = Config{128, 256, 32, 16};
   else if (!portable && std::is_same_v<T, float> && (cuda || !dev.info().isCpu)) c = Config{64, 256, 16, 8};
   c.stages = stages;
+  c.bTransposed = bTransposed;
   return c;
 }
 
@@ -163,11 +164,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
   auto device = (*rt)->openDefault();
   if (!device) return fail("device", device.status());
   tessera::Device &dev = **device;
-  if (!explicitConfig) {
-    const bool bT = cfg.bTransposed;
-    cfg = defaultConfig<T>(dev, portable, cfg.stages, M, N, K, act, bT);
-    cfg.bTransposed = bT;
-  }
+  if (!explicitConfig) cfg = defaultConfig<T>(dev, portable, cfg.stages, M, N, K, act, cfg.bTransposed);
 #ifndef TESSERA_EXAMPLE_AOT
   auto kernel = traceMatmul<T>(act, portable, cfg);
   if (!kernel) return fail("trace", kernel.status());

@@ -139,9 +139,9 @@ template <class T> tessera::Result<tessera::TracedKernel> traceAttention(int D, 
                         {.numWarps = uint32_t(bl.warps), .argNames = {"q", "k", "v", "o", "seq", "scale"},
                          .numerics = portable ? tessera::Numerics::Portable : tessera::Numerics::Fast,
                          .numStages = uint32_t(bl.stages),
-                        // The sequence length as Vulkan code's specialization constant: compiled
-                        // with it known (run 78: +19% non-causal), a pipeline per length.
-                        .specializedArgs = {"seq"}});
+                         // The sequence length as Vulkan code's specialization constant: compiled
+                         // with it known (run 78: +19% non-causal), a pipeline per length.
+                         .specializedArgs = {"seq"}});
 }
 #endif
 

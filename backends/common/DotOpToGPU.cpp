@@ -302,6 +302,7 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
   };
   if (lw.provenWhole(load.getOperation(), vec) && (!load.getOther() || isZeroSplat(load.getOther()))) {
     Value full = lw.i32(r, loc, 16), none = lw.i32(r, loc, 0);
+    Value start = arith::ConstantOp::create(r, loc, r.getZeroAttr(offsets.front().getType())); // (i32 or i64)
     for (int64_t j = 0; j < l.perThread(); j += vec) {
       if (mask.empty()) {
         lw.target.asyncCopy(r, loc, shared, at(j), buffer, offsets[j], elem, 16);
@@ -309,7 +310,6 @@ void copyToShared(ConversionPatternRewriter &r, Location loc, const TileLowering
       }
       // A masked-off run reads nothing from the start of the buffer (its own offset may lie
       // outside it). Passing its own offset instead, as Triton does, measured 7-9% slower (run 86).
-      Value start = arith::ConstantOp::create(r, loc, r.getZeroAttr(offsets[j].getType()));
       Value from = arith::SelectOp::create(r, loc, mask[j], offsets[j], start);
       lw.target.asyncCopy(r, loc, shared, at(j), buffer, from, elem, 16,
                           arith::SelectOp::create(r, loc, mask[j], full, none));

@@ -123,7 +123,6 @@ void conjunctsOf(Value v, SmallVectorImpl<Value> &out) {
   out.push_back(v);
 }
 
-
 /// The factors of a product of i32 scalars (nested muli), in order.
 void factorsOf(Value v, SmallVectorImpl<Value> &out) {
   if (auto mul = v.getDefiningOp<arith::MulIOp>(); mul && v.getType().isInteger(32)) {

@@ -360,15 +360,17 @@ Result<TracedKernel> runTrace(std::string name, const std::vector<ParamDecl> &pa
         return where("specializedArgs names '" + want + "', which is not one of the kernel's argNames" +
                      (options.argNames.empty() ? " (it has none: name the arguments)" : ""));
       const size_t i = size_t(found - options.argNames.begin());
-      if (params[i].kind != ArgKind::Scalar || params[i].dtype != DType::I32)
-        return where("specializedArgs names '" + want + "', which is " +
-                     (params[i].kind == ArgKind::Buffer ? std::string("a buffer")
-                                                        : (std::string("fi").find(toString(params[i].dtype)[0]) != std::string::npos ? "an " : "a ") +
-                                                              std::string(toString(params[i].dtype)) + " scalar") +
-                     "; only i32 scalars can be specialized");
-      if (std::find(indices.begin(), indices.end(), int64_t(i)) == indices.end()) indices.push_back(int64_t(i));
+      if (params[i].kind != ArgKind::Scalar || params[i].dtype != DType::I32) {
+        const std::string type(toString(params[i].dtype)); // "an f16", "an i64", "a u32", "a bf16"
+        const std::string what = params[i].kind == ArgKind::Buffer
+                                     ? "a buffer"
+                                     : (type[0] == 'f' || type[0] == 'i' ? "an " : "a ") + type + " scalar";
+        return where("specializedArgs names '" + want + "', which is " + what + "; only i32 scalars can be specialized");
+      }
+      indices.push_back(int64_t(i));
     }
     std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
     st.func->setAttr(tile::kSpecializedArgsAttr, st.builder.getDenseI64ArrayAttr(indices));
   }
   Block *entry = st.func.addEntryBlock();
