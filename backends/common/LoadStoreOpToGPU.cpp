@@ -5,6 +5,7 @@
 #include "Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
@@ -303,6 +304,109 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
   const TileLowering &lowering;
 };
 
+/// A store of a matrix-unit accumulator's tile (runs of 2 along its rows: mmaAccumulatorLayout)
+/// into a window of a row-major matrix (tensorWindowOf), whose 16-byte runs the analysis proves
+/// whole: the tile goes through shared memory in bands of rows, and each thread stores 16-byte
+/// runs of the band (on NVIDIA a quarter of the store instructions, each writing whole 32-byte
+/// sectors where the accumulator's runs half-filled them). A band holds as many rows as the
+/// memory the target lets the store add (storeStagingBytes). Row r of a band keeps its 16-byte
+/// chunks in the order c ^ (r % 8), so that a subgroup's writes of the accumulator (8 rows, 4
+/// lanes a row) meet each bank once and its 16-byte reads of a row stay whole. False, creating
+/// nothing, where the store does not qualify.
+bool storeThroughShared(tile::StoreOp op, ValueRange values, Value buffer, const TileLowering &lw,
+                        ConversionPatternRewriter &r) {
+  auto type = cast<RankedTensorType>(op.getValue().getType());
+  if (type.getRank() != 2 || values.empty() || !lw.mmaShapes.count({type.getShape().begin(), type.getShape().end()}))
+    return false;
+  const BlockedLayout layout = lw.layoutOf(type);
+  Type elem = values[0].getType();
+  const int64_t bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 0;
+  if (bits < 8 || bits > 32 || layout.hasReplicas() || int64_t(values.size()) != layout.perThread())
+    return false;
+  const int64_t wide = 128 / bits, bytes = bits / 8, cols = type.getDimSize(1);
+  if (layout.vec >= wide || cols % wide || !lw.provenWhole(op, wide))
+    return false;
+  std::optional<TensorWindow> w = tensorWindowOf(op);
+  if (!w)
+    return false;
+  const int64_t start = (lw.sharedBytes + 15) / 16 * 16, room = lw.target.storeStagingBytes(start, lw.threads);
+  int64_t reps = layout.reps[0]; // repetitions down the rows a band holds
+  while (reps >= 1 && reps * layout.threadsPer[0] * cols * bytes > room)
+    reps /= 2;
+  if (reps < 1)
+    return false;
+  const int64_t band = reps * layout.threadsPer[0];
+  const BlockedLayout out = BlockedLayout::get({band, cols}, lw.threads, wide);
+  if (out.vec != wide || out.hasReplicas())
+    return false;
+
+  Location loc = op.getLoc();
+  auto c = [&](int64_t v) { return lw.i32(r, loc, v); };
+  auto add = [&](Value a, int64_t v) { return v ? Value(arith::AddIOp::create(r, loc, a, c(v))) : a; };
+  auto run = [&](Value first, int64_t n) {
+    SmallVector<Value> indices{first};
+    for (int64_t k = 1; k < n; ++k)
+      indices.push_back(add(first, k));
+    return indices;
+  };
+  lw.sharedBytes = start + band * cols * bytes;
+  Value scratch = lw.target.allocShared(r, loc, cast<gpu::GPUFuncOp>(lw.kernel), elem, band * cols, 16);
+  // Where element (row, col) of a band lies (col within its 16-byte chunk is static).
+  const int64_t swizzle = std::min<int64_t>(8, cols / wide) - 1;
+  auto place = [&](Value row, Value col) {
+    Value chunk = arith::DivUIOp::create(r, loc, col, c(wide));
+    chunk = arith::XOrIOp::create(r, loc, chunk, arith::AndIOp::create(r, loc, row, c(swizzle)));
+    Value within = arith::RemUIOp::create(r, loc, col, c(wide));
+    return arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, row, c(cols)),
+                                 arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, chunk, c(wide)), within));
+  };
+  auto scalar = [&](Value s, int64_t offset) { return s ? add(r.getRemappedValue(s), offset) : c(offset); };
+  Value row0 = scalar(w->row0, w->rowOffset), col0 = scalar(w->col0, w->colOffset);
+  Value stride = r.getRemappedValue(w->stride), rowBound = r.getRemappedValue(w->rows);
+  Value colBound = w->cols ? r.getRemappedValue(w->cols) : Value();
+  Value head = w->slice ? Value(arith::MulIOp::create(
+                              r, loc, arith::MulIOp::create(r, loc, r.getRemappedValue(w->slice), rowBound), stride))
+                        : Value();
+  Value writeRow = lw.threadOffset(r, loc, layout, 0), writeCol = lw.threadOffset(r, loc, layout, 1);
+  Value readRow = lw.threadOffset(r, loc, out, 0), readCol = lw.threadOffset(r, loc, out, 1);
+  const int64_t perBand = reps * (layout.perThread() / layout.reps[0]);
+  for (int64_t b = 0; b < layout.reps[0] / reps; ++b) {
+    lw.barrier(r, loc); // the previous band's (or an earlier run's) readers are done
+    for (int64_t e = b * perBand; e < (b + 1) * perBand; e += layout.vec) {
+      Value at = place(add(writeRow, layout.staticCoord(e, 0) - b * band), add(writeCol, layout.staticCoord(e, 1)));
+      lw.target.storeRun(r, loc, scratch, run(at, layout.vec), values.slice(size_t(e), size_t(layout.vec)));
+    }
+    lw.barrier(r, loc);
+    for (int64_t e = 0; e < out.perThread(); e += wide) {
+      Value row = add(readRow, out.staticCoord(e, 0)), col = add(readCol, out.staticCoord(e, 1));
+      SmallVector<Value> runValues = lw.target.loadRun(r, loc, scratch, run(place(row, col), wide), elem);
+      Value i = arith::AddIOp::create(r, loc, row0, add(row, b * band));
+      Value j = arith::AddIOp::create(r, loc, col0, col);
+      Value offset = arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, i, stride), j);
+      if (head)
+        offset = arith::AddIOp::create(r, loc, head, offset);
+      Value mask = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::slt, i, rowBound);
+      auto also = [&](arith::CmpIPredicate p, Value x, Value y) {
+        mask = arith::AndIOp::create(r, loc, mask, arith::CmpIOp::create(r, loc, p, x, y));
+      };
+      if (colBound)
+        also(arith::CmpIPredicate::slt, j, colBound);
+      if (w->rowLower)
+        also(arith::CmpIPredicate::sge, i, c(0));
+      if (w->colLower)
+        also(arith::CmpIPredicate::sge, j, c(0));
+      SmallVector<Value> offsets = run(offset, wide);
+      if (lw.target.storeRunIf(r, loc, buffer, offsets, runValues, mask))
+        continue;
+      OpBuilder::InsertionGuard guard(r);
+      auto branch = scf::IfOp::create(r, loc, TypeRange{}, mask, false);
+      r.setInsertionPointToStart(branch.thenBlock());
+      lw.target.storeRun(r, loc, buffer, offsets, runValues);
+    }
+  }
+  return true;
+}
+
 struct StoreLowering final : OpConversionPattern<tile::StoreOp> {
   StoreLowering(const TileLowering &l, TypeConverter &tc, MLIRContext *ctx)
       : OpConversionPattern(tc, ctx), lowering(l) {}
@@ -312,6 +416,10 @@ struct StoreLowering final : OpConversionPattern<tile::StoreOp> {
     BlockedLayout layout = lowering.layoutOf(cast<RankedTensorType>(op.getValue().getType()));
     Value buffer = adaptor.getPtr().front();
     ValueRange offsets = adaptor.getOffsets(), values = adaptor.getValue(), mask = adaptor.getMask();
+    if (!lowering.portable && lowering.storeStaging && storeThroughShared(op, values, buffer, lowering, r)) {
+      r.eraseOp(op);
+      return success();
+    }
     // Threads holding copies of another thread's elements do not store them again.
     Value owner = lowering.ownerPredicate(r, loc, layout);
     auto elementwise = [&](OpBuilder &b, Location l, size_t j, int64_t count) {

@@ -83,6 +83,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "issues the copies for the iteration ahead after committing its own matrix instructions, "
            "not before them (run 84: 128 x 128 x 64 +5%, 128 x 256 x 64 the same; "
            "TESSERA_COPIES_AFTER_MMA=0 turns it off, to measure)">,
+    Option<"storeStaging", "store-staging", "bool", /*default=*/"true",
+           "NVPTX: a matrix-unit accumulator's tile stored into a matrix window with 16-byte runs "
+           "proven whole goes through shared memory in bands of rows, each thread then storing "
+           "16-byte runs (TESSERA_STORE_STAGING=0 turns it off, to measure)">,
     Option<"stagingBarrier", "staging-barrier", "bool", /*default=*/"false",
            "SPIR-V, cooperative matrices in mma.sync's lanes: a dot whose operands are staged in two "
            "halves (one barrier an iteration) also meets the program at a barrier before writing "

@@ -84,6 +84,12 @@ public:
   virtual void storeShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                            mlir::Value index, mlir::Value value) const = 0;
 
+  /// Shared memory (bytes) that a program already using `sharedBytes`, of `threads` threads, may
+  /// add to store a matrix-unit accumulator's tile through it as 16-byte runs (StoreLowering),
+  /// without fewer of its programs fitting on a multiprocessor; 0 where the target stores such
+  /// tiles as they lie.
+  virtual int64_t storeStagingBytes(int64_t /*sharedBytes*/, int64_t /*threads*/) const { return 0; }
+
   /// Asynchronous copies from a buffer into shared memory (NVIDIA's cp.async, sm_80+), which
   /// let a dot's operands for later loop iterations arrive while this one computes. A copy
   /// moves `bytes` (16) bytes from buffer[index] (elements of `elem`) to shared[sharedIndex],

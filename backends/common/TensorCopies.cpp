@@ -207,6 +207,8 @@ std::optional<TensorWindow> windowOf(Value ptr, Value offsets, Value mask, Ranke
     w.colOffset = cols->offset;
     w.stride = rows->second;
     w.rows = rowBound;
+    w.rowLower = rowLower;
+    w.colLower = colLower;
     if (head && !(w.slice = sliceOf(head, w.rows, w.stride)))
       continue;
     return w;

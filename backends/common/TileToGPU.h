@@ -57,6 +57,8 @@ struct TensorWindow {
   mlir::Value rows, cols, stride;
   int64_t colsExtent = 0;
   mlir::Value slice;
+  /// The mask also asks r0 + i >= 0 (c0 + j >= 0).
+  bool rowLower = false, colLower = false;
 };
 /// `v` without the tile.broadcast ops around it.
 mlir::Value stripBroadcast(mlir::Value v);
@@ -151,6 +153,8 @@ struct TileLowering {
   bool stagingBarrier = false;
   /// Options async-copy-fence and copies-after-mma (lowerWithWarpgroupUnits, stagePipelined).
   bool asyncCopyFence = true, copiesAfterMma = true;
+  /// Option store-staging: accumulator tiles stored through shared memory (storeThroughShared).
+  bool storeStaging = true;
   std::map<mlir::Operation *, bool> pingpongDots;
   /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn
   /// holds them all: no barrier before a joining dot, none passed after a dot the next joins.

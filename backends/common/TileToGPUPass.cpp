@@ -159,7 +159,7 @@ namespace {
 struct TensorCopyOptions {
   bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
   enum class Producer { Off, Auto, On } producer = Producer::Auto;
-  bool asyncCopyFence = true, copiesAfterMma = true;
+  bool asyncCopyFence = true, copiesAfterMma = true, storeStaging = true;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
@@ -254,6 +254,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.stagingBarrier = stagingBarrier;
   lowering.asyncCopyFence = copies.asyncCopyFence;
   lowering.copiesAfterMma = copies.copiesAfterMma;
+  lowering.storeStaging = copies.storeStaging;
   lowering.maxVec = maxVec;
   lowering.uniformRuns = std::move(uniformRuns);
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
@@ -496,7 +497,8 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
       return signalPassFailure();
     }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
-                                   warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma};
+                                   warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma,
+                                   storeStaging};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

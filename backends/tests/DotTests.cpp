@@ -342,6 +342,54 @@ TEST_CASE("a pipelined dot's variant for multiples of 16 copies each run once, z
   }
 }
 
+TEST_CASE("a matrix-unit accumulator stored as f16 goes through shared memory as 16-byte runs where they are whole") {
+  // The accumulator's layout gives each thread runs of 2 along a row (4-byte stores of f16). Where
+  // the variant proves the store's 16-byte runs whole, the tile goes through shared memory in
+  // bands of 64 rows (one row of threads' worth), and each thread stores 16-byte runs: 128 x 256
+  // on 8 warps, 16 of them a thread, in the memory the 4 stages leave (a band of 64 x 256 f16,
+  // its chunks permuted, not padded); 128 x 128 in what two programs a multiprocessor leave.
+  // mma.sync's accumulators (sm_80) too. The plain code and TESSERA_STORE_STAGING=0 store the
+  // runs of 2 as they lie.
+  struct Case {
+    const char *chip;
+    int BN;
+    int64_t bandRows; // rows of the band in shared memory
+  };
+  for (Case c : {Case{"sm_90a", 256, 64}, Case{"sm_90a", 128, 64}, Case{"sm_80", 128, 128}}) {
+    CAPTURE(c.chip);
+    CAPTURE(c.BN);
+    auto compiled = [&] {
+      Package p = require(compile(require(traceMatmul<f16, float, f16>(128, c.BN, 64, Numerics::Fast, 8), "trace"),
+                                  nvptxTarget(c.chip)),
+                          "compile");
+      REQUIRE(p.kernels[0].artifacts.size() == 2);
+      CHECK(p.kernels[0].artifacts[1].divisibleArgs == std::vector<uint32_t>{4, 5});
+      return p.kernels[0].artifacts;
+    };
+    const std::vector<Artifact> artifacts = compiled();
+    ::setenv("TESSERA_STORE_STAGING", "0", 1);
+    const std::vector<Artifact> unstaged = compiled();
+    ::unsetenv("TESSERA_STORE_STAGING");
+    const std::string plain = ptxText(artifacts[0]), variant = ptxText(artifacts[1]);
+    CHECK(count(variant, "st.global.v4.b32") == size_t(128 * c.BN / 256 / 8));
+    CHECK_FALSE(contains(variant, "st.global.b32"));
+    CHECK(contains(variant, "ld.shared.v4.b32"));
+    CHECK(artifacts[1].sharedMemBytes == unstaged[1].sharedMemBytes + c.bandRows * c.BN * 2);
+    CHECK_FALSE(contains(plain, "st.global.v4.b32"));
+    CHECK(contains(plain, "st.global.v2.b16"));
+    CHECK(artifacts[0].sharedMemBytes == unstaged[0].sharedMemBytes);
+    CHECK_FALSE(contains(ptxText(unstaged[1]), "st.global.v4.b32"));
+    CHECK(contains(ptxText(unstaged[1]), "st.global.b32"));
+  }
+  // The 4 stages of 128 x 256 x 64 leave room for 64 of its rows: 192 + 32 KiB.
+  CHECK(require(compile(require(traceMatmul<f16, float, f16>(128, 256, 64, Numerics::Fast, 8), "trace"),
+                        nvptxTarget("sm_90a")),
+                "compile")
+            .kernels[0]
+            .artifacts[1]
+            .sharedMemBytes == 4 * (128 + 256) * 64 * 2 + 64 * 256 * 2);
+}
+
 TEST_CASE("on sm_90a a warpgroup dot whose B reads a matrix window also gets a tensor-copy form (TMA)") {
   auto package = [](Result<TracedKernel> k, const char *chip) {
     return require(compile(require(std::move(k), "trace"), nvptxTarget(chip)), "compile");

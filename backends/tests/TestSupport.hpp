@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tessera::test {
@@ -19,6 +20,13 @@ namespace tl = tessera::tl;
 
 inline bool contains(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
+}
+/// How many times `needle` occurs in `haystack` (not overlapping).
+inline size_t count(const std::string &haystack, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + needle.size()))
+    ++n;
+  return n;
 }
 
 /// Status codes compared as names, so doctest prints "compile error" rather than a number.
@@ -112,11 +120,11 @@ struct NamedKernel {
 /// c[M x N] = a[M x K] @ b[K x N] (row-major, T in, Acc out), BM x BN per program, k in steps
 /// of BK through tl::for_range; every load masked at the ragged edges. With `bTransposed`, b is
 /// stored N x K (as attention's keys): the kernel loads BN x BK tiles of it and multiplies by
-/// tl::trans of them.
-template <class T, class Acc>
+/// tl::trans of them. `Out`: c's element type, the accumulator cast to it where it differs.
+template <class T, class Acc, class Out = Acc>
 inline Result<TracedKernel> traceMatmul(int BM, int BN, int BK, Numerics mode, uint32_t warps = 4,
                                         bool bTransposed = false) {
-  auto matmul = [=](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<Acc> c, tl::Scalar<int32_t> M, tl::Scalar<int32_t> N,
+  auto matmul = [=](tl::Ptr<T> a, tl::Ptr<T> b, tl::Ptr<Out> c, tl::Scalar<int32_t> M, tl::Scalar<int32_t> N,
                     tl::Scalar<int32_t> K) {
     tl::Tile rm = tl::program_id(0) * BM + tl::arange(0, BM), rn = tl::program_id(1) * BN + tl::arange(0, BN);
     tl::Tile rows = tl::expand_dims(rm, 1), cols = tl::expand_dims(rn, 0);
@@ -131,7 +139,10 @@ inline Result<TracedKernel> traceMatmul(int BM, int BN, int BK, Numerics mode, u
       tl::Tile y = tl::load(b + kb * N + cols, (kb < K) & (cols < N), 0);
       return tl::dot(x, y, acc);
     });
-    tl::store(c + rows * N + cols, acc, (rows < M) & (cols < N));
+    if constexpr (std::is_same_v<Out, Acc>)
+      tl::store(c + rows * N + cols, acc, (rows < M) & (cols < N));
+    else
+      tl::store(c + rows * N + cols, tl::cast(acc, DTypeOf<Out>::value), (rows < M) & (cols < N));
   };
   return trace("matmul", matmul, {.numWarps = warps, .argNames = {"a", "b", "c", "M", "N", "K"}, .numerics = mode});
 }

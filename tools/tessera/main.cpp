@@ -66,6 +66,9 @@ void printHelp(FILE *out) {
              "                     accumulators take 96 values a thread or more\n"
              "  TESSERA_COPIES_AFTER_MMA  0 (compiling): a pipelined warpgroup dot issues its cp.async copies for\n"
              "                     the iteration ahead before its matrix instructions, not after (to measure)\n"
+             "  TESSERA_STORE_STAGING  0 (compiling): a matrix-unit accumulator's tile is stored as it lies\n"
+             "                     in registers (4-byte runs for f16), not through shared memory as\n"
+             "                     16-byte runs (to measure)\n"
              "  TESSERA_ASYNC_COPY_FENCE  0 (compiling): no async-proxy fence after the cp.async copies a\n"
              "                     warpgroup dot reads (to measure; the memory model asks for the fence)\n",
              out);

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Run 89 (twenty-sixth session), GPU test-machine side; scripts/stage-run89.sh says what. Ragged
+# checks first (the variant with rows past the matrix, the plain code, bf16, attention), then
+# on and off in turns, and Triton's matmul of the same blocks at two depths. Carry .gpu and
+# .gpu-stage/bin/w89.
+source scripts/gpu-setup.sh gpu-run89.log; W=.gpu-stage/bin/w89
+export LD_LIBRARY_PATH=$W/lib:${LD_LIBRARY_PATH:-}
+m() { local v=$1; shift; TESSERA_BACKEND=cuda timeout 90 $W/bin/05_matmul_aot "$@" --package-dir=$W/$v 2>&1 | grep -v "^matrix units"; }
+fa() { local v=$1; shift; TESSERA_BACKEND=cuda timeout 120 $W/bin/06_flash_attention_aot "$@" --package-dir=$W/$v 2>&1 | grep -v "^matrix units"; }
+echo "== $(date -u +%T) checked"
+m on 1040 528 272 --dtype=f16 --act=gelu --config=128x256x64/8; m on 1040 528 272 --dtype=f16 --act=none --config=128x256x64/8
+m on 1000 1000 1000 --dtype=f16 --act=none --config=128x256x64/8; m on 1040 528 272 --dtype=bf16 --act=none --config=128x256x64/8
+m on 1040 528 272 --dtype=f16 --act=none --config=128x128x64/8; m on 4096 4096 4096 --dtype=f16 --act=none --config=128x256x64/8
+fa on 2 1 1040 128 --dtype=f16 --blocks=128x128 --warps=8 --causal; fa on 2 1 333 128 --dtype=f16 --blocks=128x128 --warps=8
+fa on 1 2 1040 128 --dtype=f16 --blocks=128x128 --warps=8
+for round in 1 2; do
+  for v in on off; do
+    echo "== $(date -u +%T) round $round $v"
+    for k in 512 4096 16384; do m $v 4096 4096 $k --dtype=f16 --act=none --config=128x256x64/8 --repeat=20 | grep timed; done
+    m $v 4096 4096 4096 --dtype=f16 --act=gelu --config=128x256x64/8 --repeat=20 | grep timed
+    m $v 4096 4096 4096 --dtype=f16 --act=none --config=128x128x64/8 --repeat=20 | grep timed
+    m $v 4096 4096 4096 --dtype=bf16 --act=none --config=128x256x64/8 --repeat=20 | grep timed
+    m $v 8192 8192 8192 --dtype=f16 --act=none --config=128x256x64/8 --repeat=5 | grep timed
+    fa $v 4 32 4096 128 --dtype=f16 --blocks=128x128 --warps=8 --repeat=10 | grep -i "timed"
+    fa $v 4 32 4096 128 --dtype=f16 --blocks=128x128 --warps=8 --causal --repeat=10 | grep -i "timed"
+  done
+done
+echo "== $(date -u +%T) Triton 128x256x64 w8 s3"
+PYTHONUNBUFFERED=1 timeout 150 python3 - <<'PY'
+import sys; sys.path.insert(0, "bench")
+import triton_matmul as t
+for k in (512, 4096):
+    t.run(4096, [(128, 256, 64, 8, 3)], k=k)
+PY
+echo "== $(date -u +%T) done"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Build machine side of run 89 (twenty-sixth session, scripts/gpu-run89.sh). Run 88 found the CUDA
+# f16 matmul's per-program cost (first copies, epilogue) about 8 us against Triton's 3.5 us at
+# 128 x 256 x 64. A matrix-unit accumulator stored as f16 now goes through shared memory in bands
+# of rows and leaves as 16-byte runs (store-staging). Packages of this build with it (on) and
+# without it (off, TESSERA_STORE_STAGING=0): the matmul's blocks and attention's, in
+# .gpu-stage/bin/w89.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ninja -C build -j "${TESSERA_JOBS:-2}"
+W=.gpu-stage/bin/w89
+rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/on" "$W/off"
+cp build/bin/05_matmul_aot build/bin/06_flash_attention_aot "$W/bin/"
+cp -L build/lib/libtessera_runtime.so "$W/lib/"
+for v in on off; do
+  [ $v = off ] && export TESSERA_STORE_STAGING=0 || unset TESSERA_STORE_STAGING
+  c="--write-package=$W/$v/ --ptx-chips=sm_90,sm_90a"
+  mm() { build/bin/05_matmul 16 16 16 "$@" $c > /dev/null 2>&1 || true; }
+  for act in none gelu; do mm --dtype=f16 --act=$act --config=128x256x64/8; done
+  mm --dtype=f16 --act=none --config=128x128x64/8
+  mm --dtype=bf16 --act=none --config=128x256x64/8
+  for causal in "" --causal; do
+    build/bin/06_flash_attention 1 1 16 128 --dtype=f16 --blocks=128x128 --warps=8 $causal $c > /dev/null 2>&1 || true
+  done
+done
+unset TESSERA_STORE_STAGING
+ls "$W"/*; du -sh "$W"
