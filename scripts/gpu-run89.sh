@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run 89 (twenty-sixth session), GPU test-machine side; scripts/stage-run89.sh says what. Ragged
 # checks first (the variant with rows past the matrix, the plain code, bf16, attention), then
-# on and off in turns, and Triton's matmul of the same blocks at two depths. Carry .gpu and
+# on and off in turns (and the on package's matmul PTX with its wgmma wait moved before the
+# copies: waitfirst, bench/package_ptx.py), and Triton's matmul of the same blocks at two depths. Carry .gpu and
 # .gpu-stage/bin/w89.
 source scripts/gpu-setup.sh gpu-run89.log; W=.gpu-stage/bin/w89
 export LD_LIBRARY_PATH=$W/lib:${LD_LIBRARY_PATH:-}
@@ -13,6 +14,7 @@ m on 1000 1000 1000 --dtype=f16 --act=none --config=128x256x64/8; m on 1040 528 
 m on 1040 528 272 --dtype=f16 --act=none --config=128x128x64/8; m on 4096 4096 4096 --dtype=f16 --act=none --config=128x256x64/8
 fa on 2 1 1040 128 --dtype=f16 --blocks=128x128 --warps=8 --causal; fa on 2 1 333 128 --dtype=f16 --blocks=128x128 --warps=8
 fa on 1 2 1040 128 --dtype=f16 --blocks=128x128 --warps=8
+m waitfirst 1040 528 272 --dtype=f16 --act=none --config=128x256x64/8
 for round in 1 2; do
   for v in on off; do
     echo "== $(date -u +%T) round $round $v"
@@ -24,6 +26,8 @@ for round in 1 2; do
     fa $v 4 32 4096 128 --dtype=f16 --blocks=128x128 --warps=8 --repeat=10 | grep -i "timed"
     fa $v 4 32 4096 128 --dtype=f16 --blocks=128x128 --warps=8 --causal --repeat=10 | grep -i "timed"
   done
+  echo "== $(date -u +%T) round $round waitfirst (on, its PTX with the wgmma wait before the copies)"
+  for k in 4096 16384; do m waitfirst 4096 4096 $k --dtype=f16 --act=none --config=128x256x64/8 --repeat=20 | grep timed; done
 done
 echo "== $(date -u +%T) Triton 128x256x64 w8 s3"
 PYTHONUNBUFFERED=1 timeout 150 python3 - <<'PY'
@@ -32,4 +36,12 @@ import triton_matmul as t
 for k in (512, 4096):
     t.run(4096, [(128, 256, 64, 8, 3)], k=k)
 PY
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+for v in on off; do
+  echo "== $(date -u +%T) ncu: $v 4096^3"
+  [ -n "$ncu" ] && TESSERA_BACKEND=cuda timeout 100 "$ncu" --clock-control none -k regex:matmul -s 3 -c 1 \
+    --section SpeedOfLight --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis \
+    $W/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --config=128x256x64/8 --repeat=5 --package-dir=$W/$v > $out/ncu-$v.txt 2>&1
+  grep -E "Duration|SM Frequency|Compute \(SM\)|L2 Cache Throughput|DRAM Throughput|Executed Instructions  |Registers|Warp Cycles Per Issued" $out/ncu-$v.txt | head -12
+done
 echo "== $(date -u +%T) done"

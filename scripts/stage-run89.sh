@@ -24,4 +24,19 @@ for v in on off; do
   done
 done
 unset TESSERA_STORE_STAGING
+# waitfirst: the f16 128 x 256 x 64 package's sm_90a variant with its loop's wgmma wait moved from
+# after the copies to right after the commit (Triton's order).
+mkdir -p "$W/waitfirst"
+P=$W/on/matmul_f16_none_fast_128x256x64w8.tspkg
+python3 bench/package_ptx.py "$P" get 7 /tmp/run89.ptx
+python3 - <<'PY'
+s = open("/tmp/run89.ptx").read().split("\n")
+wait = [i for i, l in enumerate(s) if "wgmma.wait_group.sync.aligned \t1;" in l]
+commit = [i for i, l in enumerate(s) if "wgmma.commit_group" in l]
+assert len(wait) == 1 and len(commit) == 1 and wait[0] < commit[0]
+line = s.pop(wait[0])
+s.insert(commit[0], line)
+open("/tmp/run89-waitfirst.ptx", "w").write("\n".join(s))
+PY
+python3 bench/package_ptx.py "$P" put 7 /tmp/run89-waitfirst.ptx "$W/waitfirst/matmul_f16_none_fast_128x256x64w8.tspkg"
 ls "$W"/*; du -sh "$W"

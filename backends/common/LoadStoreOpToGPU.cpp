@@ -306,13 +306,14 @@ struct LoadLowering final : OpConversionPattern<tile::LoadOp> {
 
 /// A store of a matrix-unit accumulator's tile (runs of 2 along its rows: mmaAccumulatorLayout)
 /// into a window of a row-major matrix (tensorWindowOf), whose 16-byte runs the analysis proves
-/// whole: the tile goes through shared memory in bands of rows, and each thread stores 16-byte
-/// runs of the band (on NVIDIA a quarter of the store instructions, each writing whole 32-byte
-/// sectors where the accumulator's runs half-filled them). A band holds as many rows as the
-/// memory the target lets the store add (storeStagingBytes). Row r of a band keeps its 16-byte
-/// chunks in the order c ^ (r % 8), so that a subgroup's writes of the accumulator (8 rows, 4
-/// lanes a row) meet each bank once and its 16-byte reads of a row stay whole. False, creating
-/// nothing, where the store does not qualify.
+/// whole: the tile goes through shared memory a block at a time, and each thread stores 16-byte
+/// runs of the block (on NVIDIA a quarter of the store instructions for f16, each writing whole
+/// 32-byte sectors where the accumulator's runs half-filled them). A block is the whole tile
+/// where it fits the memory the target lets the store add (storeStagingBytes), else a band of
+/// fewer rows, else of fewer columns too. Row r of a block keeps its 16-byte chunks in the order
+/// c ^ (r % 8), so that a subgroup's writes of the accumulator (8 rows, 4 lanes a row) meet each
+/// bank once and its 16-byte reads of a row stay whole. False, creating nothing, where the store
+/// does not qualify.
 bool storeThroughShared(tile::StoreOp op, ValueRange values, Value buffer, const TileLowering &lw,
                         ConversionPatternRewriter &r) {
   auto type = cast<RankedTensorType>(op.getValue().getType());
@@ -321,7 +322,9 @@ bool storeThroughShared(tile::StoreOp op, ValueRange values, Value buffer, const
   const BlockedLayout layout = lw.layoutOf(type);
   Type elem = values[0].getType();
   const int64_t bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 0;
-  if (bits < 8 || bits > 32 || layout.hasReplicas() || int64_t(values.size()) != layout.perThread())
+  // 8- and 16-bit results only, so far: those are what the examples store, and so what the GPU
+  // runs have checked (f32 results would take 16-byte runs of 4 the same way).
+  if (bits < 8 || bits > 16 || layout.hasReplicas() || int64_t(values.size()) != layout.perThread())
     return false;
   const int64_t wide = 128 / bits, bytes = bits / 8, cols = type.getDimSize(1);
   if (layout.vec >= wide || cols % wide || !lw.provenWhole(op, wide))
@@ -329,14 +332,20 @@ bool storeThroughShared(tile::StoreOp op, ValueRange values, Value buffer, const
   std::optional<TensorWindow> w = tensorWindowOf(op);
   if (!w)
     return false;
+  // A block holds rowReps x colReps of the accumulator's repetitions: all of them where they fit
+  // the room the target gives, else fewer rows, then fewer columns.
   const int64_t start = (lw.sharedBytes + 15) / 16 * 16, room = lw.target.storeStagingBytes(start, lw.threads);
-  int64_t reps = layout.reps[0]; // repetitions down the rows a band holds
-  while (reps >= 1 && reps * layout.threadsPer[0] * cols * bytes > room)
-    reps /= 2;
-  if (reps < 1)
+  const int64_t rowStep = layout.threadsPer[0], colStep = layout.vec * layout.threadsPer[1];
+  int64_t rowReps = layout.reps[0], colReps = layout.reps[1];
+  auto blockBytes = [&] { return rowReps * rowStep * colReps * colStep * bytes; };
+  while (blockBytes() > room && rowReps > 1)
+    rowReps /= 2;
+  while (blockBytes() > room && colReps > 1 && (colReps / 2 * colStep) % wide == 0)
+    colReps /= 2;
+  const int64_t height = rowReps * rowStep, width = colReps * colStep;
+  if (blockBytes() > room || width % wide)
     return false;
-  const int64_t band = reps * layout.threadsPer[0];
-  const BlockedLayout out = BlockedLayout::get({band, cols}, lw.threads, wide);
+  const BlockedLayout out = BlockedLayout::get({height, width}, lw.threads, wide);
   if (out.vec != wide || out.hasReplicas())
     return false;
 
@@ -349,15 +358,15 @@ bool storeThroughShared(tile::StoreOp op, ValueRange values, Value buffer, const
       indices.push_back(add(first, k));
     return indices;
   };
-  lw.sharedBytes = start + band * cols * bytes;
-  Value scratch = lw.target.allocShared(r, loc, cast<gpu::GPUFuncOp>(lw.kernel), elem, band * cols, 16);
-  // Where element (row, col) of a band lies (col within its 16-byte chunk is static).
-  const int64_t swizzle = std::min<int64_t>(8, cols / wide) - 1;
+  lw.sharedBytes = start + blockBytes();
+  Value scratch = lw.target.allocShared(r, loc, cast<gpu::GPUFuncOp>(lw.kernel), elem, height * width, 16);
+  // Where element (row, col) of a block lies.
+  const int64_t swizzle = std::min<int64_t>(8, width / wide) - 1;
   auto place = [&](Value row, Value col) {
     Value chunk = arith::DivUIOp::create(r, loc, col, c(wide));
     chunk = arith::XOrIOp::create(r, loc, chunk, arith::AndIOp::create(r, loc, row, c(swizzle)));
     Value within = arith::RemUIOp::create(r, loc, col, c(wide));
-    return arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, row, c(cols)),
+    return arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, row, c(width)),
                                  arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, chunk, c(wide)), within));
   };
   auto scalar = [&](Value s, int64_t offset) { return s ? add(r.getRemappedValue(s), offset) : c(offset); };
@@ -369,41 +378,44 @@ bool storeThroughShared(tile::StoreOp op, ValueRange values, Value buffer, const
                         : Value();
   Value writeRow = lw.threadOffset(r, loc, layout, 0), writeCol = lw.threadOffset(r, loc, layout, 1);
   Value readRow = lw.threadOffset(r, loc, out, 0), readCol = lw.threadOffset(r, loc, out, 1);
-  const int64_t perBand = reps * (layout.perThread() / layout.reps[0]);
-  for (int64_t b = 0; b < layout.reps[0] / reps; ++b) {
-    lw.barrier(r, loc); // the previous band's (or an earlier run's) readers are done
-    for (int64_t e = b * perBand; e < (b + 1) * perBand; e += layout.vec) {
-      Value at = place(add(writeRow, layout.staticCoord(e, 0) - b * band), add(writeCol, layout.staticCoord(e, 1)));
-      lw.target.storeRun(r, loc, scratch, run(at, layout.vec), values.slice(size_t(e), size_t(layout.vec)));
+  for (int64_t rb = 0; rb < layout.reps[0] / rowReps; ++rb)
+    for (int64_t cb = 0; cb < layout.reps[1] / colReps; ++cb) {
+      lw.barrier(r, loc); // the previous block's (or an earlier run's) readers are done
+      for (int64_t p = rb * rowReps; p < (rb + 1) * rowReps; ++p)
+        for (int64_t q = cb * colReps; q < (cb + 1) * colReps; ++q) {
+          const int64_t e = (p * layout.reps[1] + q) * layout.vec;
+          Value at = place(add(writeRow, layout.staticCoord(e, 0) - rb * height),
+                           add(writeCol, layout.staticCoord(e, 1) - cb * width));
+          lw.target.storeRun(r, loc, scratch, run(at, layout.vec), values.slice(size_t(e), size_t(layout.vec)));
+        }
+      lw.barrier(r, loc);
+      for (int64_t e = 0; e < out.perThread(); e += wide) {
+        Value row = add(readRow, out.staticCoord(e, 0)), col = add(readCol, out.staticCoord(e, 1));
+        SmallVector<Value> runValues = lw.target.loadRun(r, loc, scratch, run(place(row, col), wide), elem);
+        Value i = arith::AddIOp::create(r, loc, row0, add(row, rb * height));
+        Value j = arith::AddIOp::create(r, loc, col0, add(col, cb * width));
+        Value offset = arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, i, stride), j);
+        if (head)
+          offset = arith::AddIOp::create(r, loc, head, offset);
+        Value mask = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::slt, i, rowBound);
+        auto also = [&](arith::CmpIPredicate p, Value x, Value y) {
+          mask = arith::AndIOp::create(r, loc, mask, arith::CmpIOp::create(r, loc, p, x, y));
+        };
+        if (colBound)
+          also(arith::CmpIPredicate::slt, j, colBound);
+        if (w->rowLower)
+          also(arith::CmpIPredicate::sge, i, c(0));
+        if (w->colLower)
+          also(arith::CmpIPredicate::sge, j, c(0));
+        SmallVector<Value> offsets = run(offset, wide);
+        if (lw.target.storeRunIf(r, loc, buffer, offsets, runValues, mask))
+          continue;
+        OpBuilder::InsertionGuard guard(r);
+        auto branch = scf::IfOp::create(r, loc, TypeRange{}, mask, false);
+        r.setInsertionPointToStart(branch.thenBlock());
+        lw.target.storeRun(r, loc, buffer, offsets, runValues);
+      }
     }
-    lw.barrier(r, loc);
-    for (int64_t e = 0; e < out.perThread(); e += wide) {
-      Value row = add(readRow, out.staticCoord(e, 0)), col = add(readCol, out.staticCoord(e, 1));
-      SmallVector<Value> runValues = lw.target.loadRun(r, loc, scratch, run(place(row, col), wide), elem);
-      Value i = arith::AddIOp::create(r, loc, row0, add(row, b * band));
-      Value j = arith::AddIOp::create(r, loc, col0, col);
-      Value offset = arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, i, stride), j);
-      if (head)
-        offset = arith::AddIOp::create(r, loc, head, offset);
-      Value mask = arith::CmpIOp::create(r, loc, arith::CmpIPredicate::slt, i, rowBound);
-      auto also = [&](arith::CmpIPredicate p, Value x, Value y) {
-        mask = arith::AndIOp::create(r, loc, mask, arith::CmpIOp::create(r, loc, p, x, y));
-      };
-      if (colBound)
-        also(arith::CmpIPredicate::slt, j, colBound);
-      if (w->rowLower)
-        also(arith::CmpIPredicate::sge, i, c(0));
-      if (w->colLower)
-        also(arith::CmpIPredicate::sge, j, c(0));
-      SmallVector<Value> offsets = run(offset, wide);
-      if (lw.target.storeRunIf(r, loc, buffer, offsets, runValues, mask))
-        continue;
-      OpBuilder::InsertionGuard guard(r);
-      auto branch = scf::IfOp::create(r, loc, TypeRange{}, mask, false);
-      r.setInsertionPointToStart(branch.thenBlock());
-      lw.target.storeRun(r, loc, buffer, offsets, runValues);
-    }
-  }
   return true;
 }
 

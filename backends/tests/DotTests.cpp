@@ -381,6 +381,14 @@ TEST_CASE("a matrix-unit accumulator stored as f16 goes through shared memory as
     CHECK_FALSE(contains(ptxText(unstaged[1]), "st.global.v4.b32"));
     CHECK(contains(ptxText(unstaged[1]), "st.global.b32"));
   }
+  // f32 results stay as they lie (8-byte runs of 2), so far: no GPU run has checked them staged.
+  {
+    Package p = require(compile(require(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "trace"),
+                                nvptxTarget("sm_90a")),
+                        "compile");
+    CHECK_FALSE(contains(ptxText(p.kernels[0].artifacts[1]), "st.global.v4.b32"));
+    CHECK(p.kernels[0].artifacts[1].sharedMemBytes == 4 * (128 + 256) * 64 * 2);
+  }
   // The 4 stages of 128 x 256 x 64 leave room for 64 of its rows: 192 + 32 KiB.
   CHECK(require(compile(require(traceMatmul<f16, float, f16>(128, 256, 64, Numerics::Fast, 8), "trace"),
                         nvptxTarget("sm_90a")),
