@@ -2,8 +2,8 @@
 # Run 89 (twenty-sixth session), GPU test-machine side; scripts/stage-run89.sh says what. Ragged
 # checks first (the variant with rows past the matrix, the plain code, bf16, attention), then
 # on and off in turns (and the on package's matmul PTX with its wgmma wait moved before the
-# copies: waitfirst, bench/package_ptx.py), and Triton's matmul of the same blocks at two depths. Carry .gpu and
-# .gpu-stage/bin/w89.
+# copies: waitfirst, bench/package_ptx.py), Triton's matmul of the same blocks at two depths,
+# cuBLAS and SDPA, and Nsight Compute on both. Carry .gpu and .gpu-stage/bin/w89.
 source scripts/gpu-setup.sh gpu-run89.log; W=.gpu-stage/bin/w89
 export LD_LIBRARY_PATH=$W/lib:${LD_LIBRARY_PATH:-}
 m() { local v=$1; shift; TESSERA_BACKEND=cuda timeout 90 $W/bin/05_matmul_aot "$@" --package-dir=$W/$v 2>&1 | grep -v "^matrix units"; }
@@ -36,6 +36,8 @@ import triton_matmul as t
 for k in (512, 4096):
     t.run(4096, [(128, 256, 64, 8, 3)], k=k)
 PY
+echo "== $(date -u +%T) anchors"
+PYTHONUNBUFFERED=1 timeout 100 python3 bench/dot_anchors.py
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
 for v in on off; do
   echo "== $(date -u +%T) ncu: $v 4096^3"
