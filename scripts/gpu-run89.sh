@@ -15,9 +15,9 @@ m on 1040 528 272 --dtype=f16 --act=none --config=128x128x64/8; m on 4096 4096 4
 fa on 2 1 1040 128 --dtype=f16 --blocks=128x128 --warps=8 --causal; fa on 2 1 333 128 --dtype=f16 --blocks=128x128 --warps=8
 fa on 1 2 1040 128 --dtype=f16 --blocks=128x128 --warps=8
 m waitfirst 1040 528 272 --dtype=f16 --act=none --config=128x256x64/8
-for round in 1 2; do
+round() {
   for v in on off; do
-    echo "== $(date -u +%T) round $round $v"
+    echo "== $(date -u +%T) round $1 $v"
     for k in 512 4096 16384; do m $v 4096 4096 $k --dtype=f16 --act=none --config=128x256x64/8 --repeat=20 | grep timed; done
     m $v 4096 4096 4096 --dtype=f16 --act=gelu --config=128x256x64/8 --repeat=20 | grep timed
     m $v 4096 4096 4096 --dtype=f16 --act=none --config=128x128x64/8 --repeat=20 | grep timed
@@ -26,9 +26,10 @@ for round in 1 2; do
     fa $v 4 32 4096 128 --dtype=f16 --blocks=128x128 --warps=8 --repeat=10 | grep -i "timed"
     fa $v 4 32 4096 128 --dtype=f16 --blocks=128x128 --warps=8 --causal --repeat=10 | grep -i "timed"
   done
-  echo "== $(date -u +%T) round $round waitfirst (on, its PTX with the wgmma wait before the copies)"
+  echo "== $(date -u +%T) round $1 waitfirst (on, its PTX with the wgmma wait before the copies)"
   for k in 4096 16384; do m waitfirst 4096 4096 $k --dtype=f16 --act=none --config=128x256x64/8 --repeat=20 | grep timed; done
-done
+}
+round 1
 echo "== $(date -u +%T) Triton 128x256x64 w8 s3"
 PYTHONUNBUFFERED=1 timeout 150 python3 - <<'PY'
 import sys; sys.path.insert(0, "bench")
@@ -38,6 +39,7 @@ for k in (512, 4096):
 PY
 echo "== $(date -u +%T) anchors"
 PYTHONUNBUFFERED=1 timeout 100 python3 bench/dot_anchors.py
+round 2
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
 for v in on off; do
   echo "== $(date -u +%T) ncu: $v 4096^3"
