@@ -298,6 +298,9 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       options.asyncCopyFence = std::string_view(fence) != "0";
     if (const char *after = std::getenv("TESSERA_COPIES_AFTER_MMA"); after && *after)
       options.copiesAfterMma = std::string_view(after) != "0";
+    // TESSERA_WAIT_BEFORE_COPIES=1: the pass's wait-before-copies on (a measurement switch).
+    if (const char *wait = std::getenv("TESSERA_WAIT_BEFORE_COPIES"); wait && *wait)
+      options.waitBeforeCopies = std::string_view(wait) == "1";
     // TESSERA_STORE_STAGING=0: the pass's store-staging off (a measurement switch).
     if (const char *staging = std::getenv("TESSERA_STORE_STAGING"); staging && *staging)
       options.storeStaging = std::string_view(staging) != "0";

@@ -1210,6 +1210,14 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
           carried[e] = v;
       }
   lw.target.wgmmaCommit(r, loc);
+  // (wait-before-copies) Where this batch stays in flight into the next iteration, the wait for
+  // the batch before it goes first, and the copies after it.
+  const bool waitFirst = lw.waitBeforeCopies && overlap && !copiesAhead.empty();
+  if (waitFirst) {
+    lw.target.wgmmaWait(r, loc, 1);
+    if (release)
+      release(r, loc, 1);
+  }
   // (copies-after-mma) The copies for the iteration ahead go while this batch runs: their stage
   // is neither this iteration's nor, where a batch stays in flight, the last one's (ahead < stages
   // - 1 then), and the barrier at the top of this iteration ended every reader of it.
@@ -1226,7 +1234,7 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
     lw.target.wgmmaWait(r, loc, late->second.pending);
     if (release)
       release(r, loc, 0);
-  } else {
+  } else if (!waitFirst) {
     lw.target.wgmmaWait(r, loc, overlap ? 1 : 0);
     if (release)
       release(r, loc, overlap ? 1 : 0);

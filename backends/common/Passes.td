@@ -83,6 +83,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "issues the copies for the iteration ahead after committing its own matrix instructions, "
            "not before them (run 84: 128 x 128 x 64 +5%, 128 x 256 x 64 the same; "
            "TESSERA_COPIES_AFTER_MMA=0 turns it off, to measure)">,
+    Option<"waitBeforeCopies", "wait-before-copies", "bool", /*default=*/"false",
+           "NVPTX sm_90a, with copies-after-mma: where a warpgroup dot's batch stays in flight into "
+           "the next iteration, the wait for the batch before it comes before the copies for the "
+           "iteration ahead, not after them (TESSERA_WAIT_BEFORE_COPIES=1, to measure)">,
     Option<"storeStaging", "store-staging", "bool", /*default=*/"true",
            "NVPTX: a matrix-unit accumulator's tile stored into a matrix window with 16-byte runs "
            "proven whole goes through shared memory in bands of rows, each thread then storing "

@@ -155,6 +155,8 @@ struct TileLowering {
   bool asyncCopyFence = true, copiesAfterMma = true;
   /// Option store-staging: accumulator tiles stored through shared memory (storeThroughShared).
   bool storeStaging = true;
+  /// Option wait-before-copies (lowerWithWarpgroupUnits).
+  bool waitBeforeCopies = false;
   std::map<mlir::Operation *, bool> pingpongDots;
   /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn
   /// holds them all: no barrier before a joining dot, none passed after a dot the next joins.

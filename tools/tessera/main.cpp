@@ -66,6 +66,8 @@ void printHelp(FILE *out) {
              "                     accumulators take 96 values a thread or more\n"
              "  TESSERA_COPIES_AFTER_MMA  0 (compiling): a pipelined warpgroup dot issues its cp.async copies for\n"
              "                     the iteration ahead before its matrix instructions, not after (to measure)\n"
+             "  TESSERA_WAIT_BEFORE_COPIES  1 (compiling): a pipelined warpgroup dot whose batch stays in flight\n"
+             "                     waits for the batch before it ahead of its copies, not after (to measure)\n"
              "  TESSERA_STORE_STAGING  0 (compiling): a matrix-unit accumulator's tile is stored as it lies\n"
              "                     in registers (4-byte runs for f16), not through shared memory as\n"
              "                     16-byte runs (to measure)\n"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Build machine side of run 90 (twenty-sixth session, scripts/gpu-run90.sh). Run 89's hand-edited
+# PTX with the warpgroup wait before the copies (waitfirst) ran +11% in one round and -6..0% in
+# the other. The compiler now does that edit (pass option wait-before-copies,
+# TESSERA_WAIT_BEFORE_COPIES=1): packages of this build without it (on) and with it (wf), f16 and
+# bf16 128 x 256 x 64 / 8, in .gpu-stage/bin/w90.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ninja -C build -j "${TESSERA_JOBS:-2}"
+W=.gpu-stage/bin/w90
+rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/on" "$W/wf"
+cp build/bin/05_matmul_aot "$W/bin/"
+cp -L build/lib/libtessera_runtime.so "$W/lib/"
+for v in on wf; do
+  [ $v = wf ] && export TESSERA_WAIT_BEFORE_COPIES=1 || unset TESSERA_WAIT_BEFORE_COPIES
+  for act in none gelu; do
+    build/bin/05_matmul 16 16 16 --dtype=f16 --act=$act --config=128x256x64/8 --write-package="$W/$v/" --ptx-chips=sm_90,sm_90a > /dev/null 2>&1 || true
+  done
+  build/bin/05_matmul 16 16 16 --dtype=bf16 --act=none --config=128x256x64/8 --write-package="$W/$v/" --ptx-chips=sm_90,sm_90a > /dev/null 2>&1 || true
+done
+unset TESSERA_WAIT_BEFORE_COPIES
+ls "$W"/*; du -sh "$W"
