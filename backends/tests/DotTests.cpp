@@ -302,6 +302,17 @@ TEST_CASE("on sm_90a fast f16 and bf16 dots of loaded tiles run on the warpgroup
   ::setenv("TESSERA_COPIES_AFTER_MMA", "0", 1);
   CHECK(waitAfterCommit());
   ::unsetenv("TESSERA_COPIES_AFTER_MMA");
+  // TESSERA_WAIT_BEFORE_COPIES=1 (wait-before-copies) keeps the copies after the commit but puts
+  // the wait between them: commit, wait, then the branch around the copies.
+  ::setenv("TESSERA_WAIT_BEFORE_COPIES", "1", 1);
+  CHECK(waitAfterCommit());
+  {
+    const std::string ptx = ptxText(compiled(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "sm_90a"));
+    const size_t wait = ptx.find("wgmma.wait_group.sync.aligned \t1;");
+    REQUIRE(wait != std::string::npos);
+    CHECK(ptx.find("cp.async.cg.shared.global", wait) < ptx.find("cp.async.wait_group", wait));
+  }
+  ::unsetenv("TESSERA_WAIT_BEFORE_COPIES");
   // 128 x 128 x 64: a fourth stage (128 KiB) would keep a second program off the multiprocessor,
   // so 3 stages, each batch waited for at once.
   Artifact three = compiled(traceMatmul<f16, float>(128, 128, 64, Numerics::Fast, 8), "sm_90a");
