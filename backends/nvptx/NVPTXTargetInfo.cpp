@@ -447,7 +447,10 @@ public:
   // The programs that fit on a multiprocessor by threads and by shared memory (each program's
   // 1 KiB reserve on top), and what each may have at that count.
   int64_t storeStagingBytes(int64_t sharedBytes, int64_t threads) const override {
-    const int64_t perProcessor = sm_ >= 90 ? 228 * 1024 : sm_ == 80 || sm_ == 87 ? 164 * 1024 : sm_ >= 86 ? 100 * 1024 : 64 * 1024;
+    const int64_t perProcessor = sm_ >= 90                 ? 228 * 1024
+                                 : sm_ == 80 || sm_ == 87 ? 164 * 1024
+                                 : sm_ >= 86              ? 100 * 1024
+                                                          : 64 * 1024;
     const int64_t maxThreads = sm_ == 86 || sm_ == 89 ? 1536 : 2048, reserved = 1024;
     const int64_t programs = std::max<int64_t>(1, std::min(maxThreads / threads, perProcessor / (sharedBytes + reserved)));
     return std::max<int64_t>(0, std::min(sharedLimit(), perProcessor / programs - reserved) - sharedBytes);
