@@ -392,6 +392,25 @@ TEST_CASE("a matrix-unit accumulator stored as f16 goes through shared memory as
     CHECK_FALSE(contains(ptxText(unstaged[1]), "st.global.v4.b32"));
     CHECK(contains(ptxText(unstaged[1]), "st.global.b32"));
   }
+  // Where a band of 64 full rows does not fit, narrower blocks: 128 x 256 x 64 on sm_80 (mma.sync,
+  // 3 stages of 48 KiB and their padding in 163 KiB) leaves room for 64 x 64, 8 blocks of two
+  // barriers each.
+  {
+    auto variantOf = [](bool staged) {
+      if (!staged)
+        ::setenv("TESSERA_STORE_STAGING", "0", 1);
+      Package p = require(compile(require(traceMatmul<f16, float, f16>(128, 256, 64, Numerics::Fast, 8), "trace"),
+                                  nvptxTarget("sm_80")),
+                          "compile");
+      ::unsetenv("TESSERA_STORE_STAGING");
+      return p.kernels[0].artifacts[1];
+    };
+    const Artifact staged = variantOf(true), unstaged = variantOf(false);
+    const std::string ptx = ptxText(staged);
+    CHECK(count(ptx, "st.global.v4.b32") == 16);
+    CHECK(count(ptx, "bar.sync") == count(ptxText(unstaged), "bar.sync") + 16);
+    CHECK(staged.sharedMemBytes == unstaged.sharedMemBytes + 64 * 64 * 2);
+  }
   // f32 results stay as they lie (8-byte runs of 2), so far: no GPU run has checked them staged.
   {
     Package p = require(compile(require(traceMatmul<f16, float>(128, 256, 64, Numerics::Fast, 8), "trace"),
