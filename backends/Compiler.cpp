@@ -222,6 +222,13 @@ std::vector<uint32_t> specializedScalars(const TracedKernel &kernel, const Targe
   return out;
 }
 
+/// A pass option that an environment variable may flip from its default (set and not empty): an
+/// option on by default goes off for "0", one off by default goes on for "1".
+void switchFromEnv(const char *variable, bool &option) {
+  if (const char *v = std::getenv(variable); v && *v)
+    option = option ? std::string_view(v) != "0" : std::string_view(v) == "1";
+}
+
 /// Runs the pipeline on a copy of the kernel's module up to `stop` and prints that stage into
 /// `text`; without `stop` it runs to the end and fills `artifact`. `divisible`: the integer
 /// arguments the code may assume are multiples of kSpecializedDivisor (a specialized variant).
@@ -292,18 +299,13 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     // TESSERA_STAGING_BARRIER=1: the pass's staging-barrier (a measurement switch, docs/bench.md).
     if (const char *barrier = std::getenv("TESSERA_STAGING_BARRIER"))
       options.stagingBarrier = std::string_view(barrier) == "1";
-    // TESSERA_ASYNC_COPY_FENCE=0 and TESSERA_COPIES_AFTER_MMA=0: the pass's async-copy-fence and
-    // copies-after-mma off (measurement switches, docs/bench.md).
-    if (const char *fence = std::getenv("TESSERA_ASYNC_COPY_FENCE"); fence && *fence)
-      options.asyncCopyFence = std::string_view(fence) != "0";
-    if (const char *after = std::getenv("TESSERA_COPIES_AFTER_MMA"); after && *after)
-      options.copiesAfterMma = std::string_view(after) != "0";
-    // TESSERA_WAIT_BEFORE_COPIES=1: the pass's wait-before-copies on (a measurement switch).
-    if (const char *wait = std::getenv("TESSERA_WAIT_BEFORE_COPIES"); wait && *wait)
-      options.waitBeforeCopies = std::string_view(wait) == "1";
-    // TESSERA_STORE_STAGING=0: the pass's store-staging off (a measurement switch).
-    if (const char *staging = std::getenv("TESSERA_STORE_STAGING"); staging && *staging)
-      options.storeStaging = std::string_view(staging) != "0";
+    // Measurement switches (docs/bench.md): TESSERA_ASYNC_COPY_FENCE=0, TESSERA_COPIES_AFTER_MMA=0
+    // and TESSERA_STORE_STAGING=0 turn the pass's options of those names off,
+    // TESSERA_WAIT_BEFORE_COPIES=1 turns wait-before-copies on.
+    switchFromEnv("TESSERA_ASYNC_COPY_FENCE", options.asyncCopyFence);
+    switchFromEnv("TESSERA_COPIES_AFTER_MMA", options.copiesAfterMma);
+    switchFromEnv("TESSERA_WAIT_BEFORE_COPIES", options.waitBeforeCopies);
+    switchFromEnv("TESSERA_STORE_STAGING", options.storeStaging);
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

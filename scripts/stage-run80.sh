@@ -8,11 +8,7 @@
 # .gpu-stage/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build -j "${TESSERA_JOBS:-2}"
-W=.gpu-stage/bin/w80
-rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/cp" "$W/tc" "$W/f32"
-cp build/bin/05_matmul_aot "$W/bin/"
-cp -L build/lib/libtessera_runtime.so "$W/lib/"
+source scripts/stage-setup.sh 80 "05_matmul" cp tc f32
 mm() { build/bin/05_matmul 16 16 16 "$@" > /dev/null 2>&1 || true; }
 for c in 128x256x64/8 128x128x64/8; do
   mm --dtype=f16 --act=none --config=$c --write-package="$W/cp/" --ptx-chips=sm_90,sm_90a

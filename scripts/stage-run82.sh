@@ -7,11 +7,7 @@
 # (TESSERA_ASYNC_COPY_FENCE=0), after (TESSERA_COPIES_AFTER_MMA=1), both; in .gpu-stage/bin/w82.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build -j "${TESSERA_JOBS:-2}"
-W=.gpu-stage/bin/w82
-rm -rf "$W"; mkdir -p "$W/bin" "$W/lib"
-cp build/bin/05_matmul_aot "$W/bin/"
-cp -L build/lib/libtessera_runtime.so "$W/lib/"
+source scripts/stage-setup.sh 82 "05_matmul"
 for v in base nofence after both; do
   mkdir -p "$W/$v"
   case $v in

@@ -7,11 +7,7 @@
 # (this build), after (this build, TESSERA_COPIES_AFTER_MMA=1); in .gpu-stage/bin/w84.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build -j "${TESSERA_JOBS:-2}"
-W=.gpu-stage/bin/w84
-rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/old" "$W/new" "$W/after"
-cp build/bin/05_matmul_aot "$W/bin/"
-cp -L build/lib/libtessera_runtime.so "$W/lib/"
+source scripts/stage-setup.sh 84 "05_matmul" old new after
 [ -d .gpu-stage/bin/w82/base ] && cp .gpu-stage/bin/w82/base/matmul_{f16,bf16}_none_fast_128x256x64w8.tspkg \
   .gpu-stage/bin/w82/base/matmul_f16_none_fast_128x128x64w8.tspkg "$W/old/"
 for v in new after; do

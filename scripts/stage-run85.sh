@@ -5,11 +5,7 @@
 # SDPA timed both ways in the same call. Packages in .gpu-stage/bin/w85 (sm_90 and sm_90a).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build -j "${TESSERA_JOBS:-2}"
-W=.gpu-stage/bin/w85
-rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/p"
-cp build/bin/05_matmul_aot build/bin/06_flash_attention_aot "$W/bin/"
-cp -L build/lib/libtessera_runtime.so "$W/lib/"
+source scripts/stage-setup.sh 85 "05_matmul 06_flash_attention" p
 c="--write-package=$W/p/ --ptx-chips=sm_90,sm_90a"
 mm() { build/bin/05_matmul 16 16 16 "$@" $c > /dev/null 2>&1 || true; }
 for act in none gelu; do mm --dtype=f16 --act=$act --config=128x256x64/8; done

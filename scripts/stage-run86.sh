@@ -6,11 +6,7 @@
 # to run this again, first make copyToShared pass offsets[j] where it selects 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build -j "${TESSERA_JOBS:-2}"
-W=.gpu-stage/bin/w86
-rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/prev" "$W/cur"
-cp build/bin/05_matmul_aot "$W/bin/"
-cp -L build/lib/libtessera_runtime.so "$W/lib/"
+source scripts/stage-setup.sh 86 "05_matmul" prev cur
 cp .gpu-stage/bin/w85/p/matmul_{f16,bf16}_none_fast_128x256x64w8.tspkg .gpu-stage/bin/w85/p/matmul_f16_gelu_fast_128x256x64w8.tspkg "$W/prev/"
 mm() { build/bin/05_matmul 16 16 16 "$@" --write-package="$W/cur/" --ptx-chips=sm_90,sm_90a > /dev/null 2>&1 || true; }
 for act in none gelu; do mm --dtype=f16 --act=$act --config=128x256x64/8; done

@@ -4,11 +4,7 @@
 # defaults (run 80 measured three shapes). Packages in .gpu-stage/bin/w87.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build -j "${TESSERA_JOBS:-2}"
-W=.gpu-stage/bin/w87
-rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/p"
-cp build/bin/05_matmul_aot "$W/bin/"
-cp -L build/lib/libtessera_runtime.so "$W/lib/"
+source scripts/stage-setup.sh 87 "05_matmul" p
 for c in $(bash scripts/gpu-run87.sh --configs); do
   for s in 1 2; do
     build/bin/05_matmul 16 16 16 --dtype=f32 --act=none --config=$c --stages=$s --write-package="$W/p/" --ptx-chips=sm_90,sm_90a > /dev/null 2>&1 || true

@@ -6,11 +6,7 @@
 # .gpu-stage/bin/w88 with this build's runtime and AOT example.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build -j "${TESSERA_JOBS:-2}"
-W=.gpu-stage/bin/w88
-rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/new"
-cp build/bin/05_matmul_aot "$W/bin/"
-cp -L build/lib/libtessera_runtime.so "$W/lib/"
+source scripts/stage-setup.sh 88 "05_matmul" new
 build/bin/05_matmul 16 16 16 --dtype=f16 --act=none --config=128x256x64/8 --write-package="$W/new/" \
   --ptx-chips=sm_90,sm_90a > /dev/null 2>&1 || true
 ls "$W"/*; du -sh "$W"

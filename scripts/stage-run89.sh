@@ -7,11 +7,7 @@
 # .gpu-stage/bin/w89.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build -j "${TESSERA_JOBS:-2}"
-W=.gpu-stage/bin/w89
-rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/on" "$W/off"
-cp build/bin/05_matmul_aot build/bin/06_flash_attention_aot "$W/bin/"
-cp -L build/lib/libtessera_runtime.so "$W/lib/"
+source scripts/stage-setup.sh 89 "05_matmul 06_flash_attention" on off
 for v in on off; do
   [ $v = off ] && export TESSERA_STORE_STAGING=0 || unset TESSERA_STORE_STAGING
   c="--write-package=$W/$v/ --ptx-chips=sm_90,sm_90a"

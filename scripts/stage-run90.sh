@@ -6,11 +6,7 @@
 # bf16 128 x 256 x 64 / 8, in .gpu-stage/bin/w90; and sm_80 code in col.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build -j "${TESSERA_JOBS:-2}"
-W=.gpu-stage/bin/w90
-rm -rf "$W"; mkdir -p "$W/bin" "$W/lib" "$W/on" "$W/wf"
-cp build/bin/05_matmul_aot "$W/bin/"
-cp -L build/lib/libtessera_runtime.so "$W/lib/"
+source scripts/stage-setup.sh 90 "05_matmul" on wf
 for v in on wf; do
   [ $v = wf ] && export TESSERA_WAIT_BEFORE_COPIES=1 || unset TESSERA_WAIT_BEFORE_COPIES
   for act in none gelu; do

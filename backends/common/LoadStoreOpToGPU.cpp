@@ -334,8 +334,9 @@ bool storeThroughShared(tile::StoreOp op, ValueRange values, Value buffer, const
     return false;
   // A block holds rowReps x colReps of the accumulator's repetitions: all of them where they fit
   // the room the target gives, else fewer rows, then fewer columns.
-  // (A producer warpgroup's 128 threads count among the program's.)
-  const int64_t launchThreads = lw.threads + (lw.producerDots.empty() ? 0 : 128);
+  // (A producer warpgroup's threads count among the program's.)
+  auto producer = lw.kernel->getAttrOfType<IntegerAttr>(kProducerThreadsAttr);
+  const int64_t launchThreads = lw.threads + (producer ? producer.getInt() : 0);
   const int64_t start = (lw.sharedBytes + 15) / 16 * 16, room = lw.target.storeStagingBytes(start, launchThreads);
   const int64_t rowStep = layout.threadsPer[0], colStep = layout.vec * layout.threadsPer[1];
   int64_t rowReps = layout.reps[0], colReps = layout.reps[1];
