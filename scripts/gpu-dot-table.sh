@@ -16,7 +16,7 @@ for be in cuda vulkan; do
   m $be 4096 4096 4096 --dtype=f16 --act=none --repeat=20; m $be 8192 8192 8192 --dtype=f16 --act=none --repeat=5
   m $be 4096 4096 4096 --dtype=bf16 --act=none --repeat=20; m $be 8192 8192 8192 --dtype=bf16 --act=none --repeat=5
   m $be 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --b-transposed
-  m $be 4096 4096 4096 --dtype=f32 --act=none --repeat=10 --config=128x128x16/8
+  m $be 4096 4096 4096 --dtype=f32 --act=none --repeat=10
   fa $be 4 32 4096 128 --dtype=f16 --repeat=5; fa $be 4 32 4096 128 --dtype=f16 --causal --repeat=5
 done
 echo "== $(date -u +%T) done"

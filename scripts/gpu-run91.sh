@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Run 91 (twenty-seventh session), GPU test-machine side; scripts/stage-run91.sh says what.
+# Carry .gpu .gpu-bench .gpu-stage/bin/w91. In order of worth, each part logging to $OUT:
+# 1. issue [5/6]'s table (scripts/gpu-dot-table.sh: the anchors, then the examples at their
+#    default blocks through CUDA and Vulkan, checked on ragged shapes, then timed);
+# 2. issue [4/6]'s table (scripts/gpu-bench.sh without Nsight profiles);
+# 3. run 90: wait-before-copies (wf) against without (on) in turns, the sm_80 code's 64 x 64
+#    store blocks checked, Nsight Compute's duration of on and wf at 4096^3.
+W=.gpu-stage/bin/w91
+export LD_LIBRARY_PATH=$W/lib:${LD_LIBRARY_PATH:-}
+bash scripts/gpu-dot-table.sh gpu-run91-dot.log $W/full $W/bin
+TESSERA_NCU=0 bash scripts/gpu-bench.sh
+source scripts/gpu-setup.sh gpu-run91-wf.log
+m() { local v=$1; shift; TESSERA_BACKEND=cuda timeout 90 $W/bin/05_matmul_aot "$@" --package-dir=$W/$v 2>&1 | grep -v "^matrix units"; }
+echo "== $(date -u +%T) checked"
+m wf 1040 528 272 --dtype=f16 --act=gelu --config=128x256x64/8; m wf 1040 528 272 --dtype=bf16 --act=none --config=128x256x64/8
+m col 1040 528 272 --dtype=f16 --act=gelu --config=128x256x64/8; m col 4096 4096 4096 --dtype=f16 --act=gelu --config=128x256x64/8
+for round in 1 2; do
+  for v in on wf; do
+    echo "== $(date -u +%T) round $round $v"
+    m $v 4096 4096 4096 --dtype=f16 --act=none --config=128x256x64/8 --repeat=20 | grep timed
+    m $v 4096 4096 16384 --dtype=f16 --act=none --config=128x256x64/8 --repeat=10 | grep timed
+    m $v 8192 8192 8192 --dtype=f16 --act=none --config=128x256x64/8 --repeat=5 | grep timed
+  done
+done
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+for v in on wf; do
+  echo "== $(date -u +%T) ncu: $v 4096^3"
+  [ -n "$ncu" ] && TESSERA_BACKEND=cuda timeout 60 "$ncu" --clock-control none -k regex:matmul -s 3 -c 1 --section SpeedOfLight \
+    $W/bin/05_matmul_aot 4096 4096 4096 --dtype=f16 --act=none --config=128x256x64/8 --repeat=5 --package-dir=$W/$v 2>&1 |
+    grep -E "Duration|SM Frequency|Compute \(SM\)"
+done
+echo "== $(date -u +%T) done"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Build machine side of run 91 (twenty-seventh session, scripts/gpu-run91.sh): the targets tables
+# of issues [4/6] and [5/6] from one call with this build, and run 90's comparison (never run).
+# Refills .gpu-bench (scripts/stage-gpu-bench.sh: the benchmark kernels and tessera-bench-aot)
+# and makes .gpu-stage/bin/w91 with the examples' runtime-only builds and four package folders:
+#   full  the examples at each backend's default blocks (CUDA sm_90a: matmul 128x256x64/8,
+#         attention 128x128/8 at D 128; Vulkan: matmul 128x256x64/8 on workgroup-scope matrices
+#         and 128x256x32/16 for the ragged shapes, attention 64x32, 64x64 at D 64), f32 at
+#         64x256x16/8, gelu and B stored N x K too;
+#   on/wf f16 and bf16 128x256x64/8 without and with TESSERA_WAIT_BEFORE_COPIES=1 (run 90);
+#   col   sm_80 code alone, whose 128x256 result is stored through 64x64 blocks (run 90).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TESSERA_JOBS=${TESSERA_JOBS:-2} bash scripts/stage-gpu-bench.sh
+source scripts/stage-setup.sh 91 "05_matmul 06_flash_attention" full on wf col
+w() { local dir=$1; shift; build/bin/"$@" --write-package="$W/$dir/" > /dev/null 2>&1 || true; } # lavapipe refuses the large blocks after writing
+for dt in f16 bf16; do
+  for c in 128x256x64/8 128x256x32/16; do w full 05_matmul 16 16 16 --dtype=$dt --act=none --config=$c; done
+done
+for c in 128x256x64/8 128x256x32/16; do
+  w full 05_matmul 16 16 16 --dtype=f16 --act=gelu --config=$c
+  w full 05_matmul 16 16 16 --dtype=f16 --act=none --b-transposed --config=$c
+done
+w full 05_matmul 16 16 16 --dtype=f32 --act=none --config=64x256x16/8
+for causal in "" --causal; do
+  w full 06_flash_attention 1 1 16 128 --dtype=f16 --blocks=128x128 --warps=8 $causal
+  w full 06_flash_attention 1 1 16 128 --dtype=f16 --blocks=64x32 $causal
+  w full 06_flash_attention 1 1 16 64 --dtype=f16 --blocks=64x64 $causal
+done
+for v in on wf; do
+  [ $v = wf ] && export TESSERA_WAIT_BEFORE_COPIES=1 || unset TESSERA_WAIT_BEFORE_COPIES
+  for act in none gelu; do w $v 05_matmul 16 16 16 --dtype=f16 --act=$act --config=128x256x64/8 --ptx-chips=sm_90,sm_90a; done
+  w $v 05_matmul 16 16 16 --dtype=bf16 --act=none --config=128x256x64/8 --ptx-chips=sm_90,sm_90a
+done
+unset TESSERA_WAIT_BEFORE_COPIES
+w col 05_matmul 16 16 16 --dtype=f16 --act=gelu --config=128x256x64/8 --ptx-chips=sm_80
+ls "$W"/*; du -sh "$W" .gpu-bench .gpu
