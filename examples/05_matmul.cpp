@@ -16,7 +16,8 @@
 //                [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for these PTX
 //                chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup matrix units).
 // --repeat=R also times R more launches on the device, after about 200 ms of warm-up launches
-// (examples/timing.hpp), and prints the median TFLOP/s, the fastest and the slowest. Past 2^30
+// (examples/timing.hpp), and prints the median TFLOP/s, the fastest and the slowest; back to back,
+// or with --flush-l2 each after a 128 MiB device copy, as triton.testing.do_bench times. Past 2^30
 // multiply-adds only 64 random rows of C are checked against float64 (the host is slow).
 #include "tessera/runtime/Runtime.hpp"
 #include "timing.hpp"
@@ -350,6 +351,7 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--act=gelu")) act = Act::Gelu;
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
+    else if (parseTimingOption(argv[i])) continue;
     else if (!std::strcmp(argv[i], "--tune")) tune = true;
     else if (!std::strncmp(argv[i], "--stages=", 9)) cfg.stages = std::atoi(argv[i] + 9);
     else if (!std::strcmp(argv[i], "--b-transposed")) cfg.bTransposed = true;

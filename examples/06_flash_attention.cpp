@@ -22,7 +22,8 @@
 // CUDA, and f16 through Vulkan where cooperative matrices keep accumulators in mma.sync's lanes:
 // operands staged as 16-bit values) and 16 x 16 elsewhere (the FMA path stages 32-bit values: two
 // products of a D = 128 program must fit lavapipe's 32 KiB). --repeat=R times R more
-// launches after about 200 ms of warm-up (examples/timing.hpp); past 2^32 multiply-adds only 64
+// launches after about 200 ms of warm-up (examples/timing.hpp), back to back or with --flush-l2
+// each after a 128 MiB device copy (as triton.testing.do_bench); past 2^32 multiply-adds only 64
 // random (batch x head, row) pairs are checked.
 #include "tessera/runtime/Runtime.hpp"
 #include "timing.hpp"
@@ -306,6 +307,7 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--causal")) causal = true;
     else if (!std::strcmp(argv[i], "--portable")) portable = true;
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeat = std::atoi(argv[i] + 9);
+    else if (parseTimingOption(argv[i])) continue;
     else if (!std::strncmp(argv[i], "--stages=", 9)) bl.stages = std::atoi(argv[i] + 9);
     else if (!std::strcmp(argv[i], "--overlap=0") || !std::strcmp(argv[i], "--overlap=1")) bl.overlap = argv[i][10] == '1';
     else if (!std::strncmp(argv[i], "--warps=", 8)) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU test-machine side: issue [5/6]'s targets table for one package set, in one call. The
 # anchors (bench/dot_anchors.py: cuBLAS, SDPA), then per backend (CUDA, Vulkan) the examples at
-# their default blocks checked on ragged shapes and timed at the table's sizes. Usage (from a run
+# their default blocks checked on ragged shapes and timed at the table's sizes, both ways the
+# anchors are (back to back, and each launch after an L2 flush). Usage (from a run
 # script, after its staging): bash scripts/gpu-dot-table.sh LOG PACKAGE_DIR [BIN_DIR]
 # (BIN_DIR: the runtime-only 05_matmul_aot and 06_flash_attention_aot; default .gpu-stage/bin).
 # Runs 28 and 41 (scripts/gpu-final-run28.sh, gpu-run41.sh) ran this table written out in full.
@@ -13,10 +14,14 @@ for be in cuda vulkan; do
   echo "== $(date -u +%T) $be"
   m $be 333 517 200 --dtype=f16 --act=gelu; m $be 333 517 200 --dtype=f16 --act=none --b-transposed; m $be 1000 1000 1000 --dtype=bf16 --act=none
   fa $be 2 1 333 128 --dtype=f16 --causal; fa $be 1 2 100 64 --dtype=f16
-  m $be 4096 4096 4096 --dtype=f16 --act=none --repeat=20; m $be 8192 8192 8192 --dtype=f16 --act=none --repeat=5
-  m $be 4096 4096 4096 --dtype=bf16 --act=none --repeat=20; m $be 8192 8192 8192 --dtype=bf16 --act=none --repeat=5
-  m $be 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --b-transposed
-  m $be 4096 4096 4096 --dtype=f32 --act=none --repeat=10
-  fa $be 4 32 4096 128 --dtype=f16 --repeat=5; fa $be 4 32 4096 128 --dtype=f16 --causal --repeat=5
+  # Each timed twice: back to back, then each launch after a copy that empties L2, as
+  # triton.testing.do_bench times the anchors (--flush-l2).
+  for t in "" --flush-l2; do
+    m $be 4096 4096 4096 --dtype=f16 --act=none --repeat=20 $t; m $be 8192 8192 8192 --dtype=f16 --act=none --repeat=5 $t
+    m $be 4096 4096 4096 --dtype=bf16 --act=none --repeat=20 $t; m $be 8192 8192 8192 --dtype=bf16 --act=none --repeat=5 $t
+    m $be 4096 4096 4096 --dtype=f16 --act=none --repeat=20 --b-transposed $t
+    m $be 4096 4096 4096 --dtype=f32 --act=none --repeat=10 $t
+    fa $be 4 32 4096 128 --dtype=f16 --repeat=5 $t; fa $be 4 32 4096 128 --dtype=f16 --causal --repeat=5 $t
+  done
 done
 echo "== $(date -u +%T) done"

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Run 91 (twenty-seventh session), GPU test-machine side; scripts/stage-run91.sh says what.
-# Carry .gpu .gpu-bench .gpu-stage/bin/w91. In order of worth, each part logging to $OUT:
-# 1. issue [5/6]'s table (scripts/gpu-dot-table.sh: the anchors, then the examples at their
-#    default blocks through CUDA and Vulkan, checked on ragged shapes, then timed);
-# 2. issue [4/6]'s table (scripts/gpu-bench.sh without Nsight profiles);
-# 3. run 90: wait-before-copies (wf) against without (on) in turns, the sm_80 code's 64 x 64
-#    store blocks checked, Nsight Compute's duration of on and wf at 4096^3.
+# Carry .gpu .gpu-bench .gpu-stage/bin/w91. The parts named (default: dot wf), each logging to $OUT:
+#   dot    issue [5/6]'s table (scripts/gpu-dot-table.sh: the anchors, then the examples at their
+#          default blocks through CUDA and Vulkan, checked on ragged shapes, then timed both ways);
+#   wf     run 90: wait-before-copies (wf) against without (on) in turns, the sm_80 code's 64 x 64
+#          store blocks checked, Nsight Compute's duration of on and wf at 4096^3;
+#   bench  issue [4/6]'s table (scripts/gpu-bench.sh without Nsight profiles).
 W=.gpu-stage/bin/w91
 export LD_LIBRARY_PATH=$W/lib:${LD_LIBRARY_PATH:-}
-bash scripts/gpu-dot-table.sh gpu-run91-dot.log $W/full $W/bin
-TESSERA_NCU=0 bash scripts/gpu-bench.sh
+parts=" ${*:-dot wf} "
+[[ $parts == *" dot "* ]] && bash scripts/gpu-dot-table.sh gpu-run91-dot.log $W/full $W/bin
+[[ $parts == *" bench "* ]] && TESSERA_NCU=0 bash scripts/gpu-bench.sh
+[[ $parts == *" wf "* ]] || exit 0
 source scripts/gpu-setup.sh gpu-run91-wf.log
 m() { local v=$1; shift; TESSERA_BACKEND=cuda timeout 90 $W/bin/05_matmul_aot "$@" --package-dir=$W/$v 2>&1 | grep -v "^matrix units"; }
 echo "== $(date -u +%T) checked"
