@@ -54,6 +54,7 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
       {"TESSERA_ASYNC_COPY_FENCE", "async-copy-fence"},
       {"TESSERA_COPIES_AFTER_MMA", "copies-after-mma"},
       {"TESSERA_STORE_STAGING", "store-staging"},
+      {"TESSERA_FMA_LAYOUT", "fma-layout"},
       {"TESSERA_WAIT_BEFORE_COPIES", "wait-before-copies"},
       {"TESSERA_SPECIALIZE_SIZES", "specialize-sizes"}};
   for (auto [variable, name] : kCompiling)

@@ -1574,6 +1574,12 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                                                         lw.i32(r, loc, K));
     for (auto [coord, i] : colOf)
       colStart[i] = arith::AddIOp::create(r, loc, colBase, lw.i32(r, loc, coord));
+    // Neighbouring values a k step reads in one access (TileLowering::loadSharedRun), up to 4:
+    // transposed a's rows of the thread (rowStart[i] = rowBase * reps + i, k steps ldT apart),
+    // and b's columns, runs of the layout's vec from colBase, a multiple of it (k steps N apart).
+    // Each run's first index is then a multiple of its length.
+    const int64_t runA = transposedA && ldT % 4 == 0 ? std::min<int64_t>(reps, 4) : 1;
+    const int64_t runB = !lc.hasWarpGrid() && N % lc.vec == 0 ? std::min<int64_t>(lc.vec, 4) : 1;
 
     // k in steps of `unroll`, each step's products in increasing k (the canonical order in
     // portable mode is unchanged).
@@ -1587,10 +1593,18 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
             SmallVector<Value> av, bv;
             Value kA = transposedA ? Value(arith::MulIOp::create(b, l, k, lw.i32(b, l, ldT))) : k;
             Value kN = arith::MulIOp::create(b, l, k, lw.i32(b, l, N));
-            for (Value s : rowStart)
-              av.push_back(lw.loadShared(b, l, sa, arith::AddIOp::create(b, l, s, kA), accElem));
-            for (Value s : colStart)
-              bv.push_back(lw.loadShared(b, l, sb, arith::AddIOp::create(b, l, kN, s), accElem));
+            auto loadRuns = [&](const SharedBuffer &buf, ArrayRef<Value> starts, Value step, int64_t run,
+                                SmallVector<Value> &into) {
+              for (size_t i = 0; i < starts.size(); i += size_t(run)) {
+                Value at = arith::AddIOp::create(b, l, starts[i], step);
+                if (run == 1)
+                  into.push_back(lw.loadShared(b, l, buf, at, accElem));
+                else
+                  into.append(lw.loadSharedRun(b, l, buf, at, accElem, run));
+              }
+            };
+            loadRuns(sa, rowStart, kA, runA, av);
+            loadRuns(sb, colStart, kN, runB, bv);
             for (int64_t e = 0; e < n; ++e) {
               Value x = av[elemRow[e]], y = bv[elemCol[e]];
               if (!isFloat)

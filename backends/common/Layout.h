@@ -197,4 +197,27 @@ inline int64_t mmaWarpCols(llvm::ArrayRef<int64_t> shape, int64_t threads, int64
   return best;
 }
 
+/// The threads along the columns of an M x N accumulator of a dot on the FMA path (DotLowering's
+/// register blocking, runs of `vec` along the rows as BlockedLayout::get makes them) that load
+/// the fewest values a k step: a thread loads one of A per row it holds and one of B per column,
+/// M / (threads / t) + N / t. The plain split puts as many threads as there are runs along the
+/// columns (64 × 256 over 256 threads: 16 rows and 4 columns a thread, 20 loads a step, where
+/// 32 threads across give 8 and 8, 16 loads). Ties keep more threads across; 0 where the plain
+/// split is already best, or where the shape is not a 2-D one every thread holds a part of.
+inline int64_t fmaAccumulatorThreads(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t maxVec) {
+  if (shape.size() != 2)
+    return 0;
+  const BlockedLayout plain = BlockedLayout::get(shape, threads, maxVec);
+  if (plain.owners() != threads)
+    return 0;
+  auto loads = [&](int64_t across) { return shape[0] * across / threads + shape[1] / across; };
+  int64_t best = plain.threadsPer[1];
+  for (int64_t across = plain.threadsPer[1] / 2; across >= 1; across /= 2) {
+    const int64_t down = threads / across;
+    if (shape[0] % down == 0 && loads(across) < loads(best))
+      best = across;
+  }
+  return best == plain.threadsPer[1] ? 0 : best;
+}
+
 } // namespace tessera::backend

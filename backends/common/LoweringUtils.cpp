@@ -121,6 +121,15 @@ Value TileLowering::loadShared(OpBuilder &b, Location loc, const SharedBuffer &b
   return arith::TruncIOp::create(b, loc, elem, v);
 }
 
+SmallVector<Value> TileLowering::loadSharedRun(OpBuilder &b, Location loc, const SharedBuffer &buf, Value index,
+                                              Type elem, int64_t count) const {
+  SmallVector<Value> out = target.loadSharedRun(b, loc, buf.handle, index, buf.storedType, count);
+  if (elem != buf.storedType)
+    for (Value &v : out)
+      v = isa<FloatType>(elem) ? Value(arith::TruncFOp::create(b, loc, elem, v)) : Value(arith::TruncIOp::create(b, loc, elem, v));
+  return out;
+}
+
 void TileLowering::barrier(OpBuilder &b, Location loc) const { gpu::BarrierOp::create(b, loc); }
 
 std::optional<SmallVector<Value>> TileLowering::remapInRegisters(ValueRange src, const BlockedLayout &srcL,

@@ -91,6 +91,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "NVPTX: a matrix-unit accumulator's tile stored into a matrix window with 16-byte runs "
            "proven whole goes through shared memory in bands of rows, each thread then storing "
            "16-byte runs (TESSERA_STORE_STAGING=0 turns it off, to measure)">,
+    Option<"fmaLayout", "fma-layout", "bool", /*default=*/"true",
+           "The accumulator of a dot on the FMA path splits its threads between rows and columns "
+           "so that each k step loads the fewest values of A and B (fmaAccumulatorThreads; "
+           "TESSERA_FMA_LAYOUT=0 keeps the plain split, to measure)">,
     Option<"stagingBarrier", "staging-barrier", "bool", /*default=*/"false",
            "SPIR-V, cooperative matrices in mma.sync's lanes: a dot whose operands are staged in two "
            "halves (one barrier an iteration) also meets the program at a barrier before writing "

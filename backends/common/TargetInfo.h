@@ -83,6 +83,11 @@ public:
                                  mlir::Value index, mlir::Type elem) const = 0;
   virtual void storeShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                            mlir::Value index, mlir::Value value) const = 0;
+  /// `count` consecutive elements from `index` on (the caller has checked that `index` is a
+  /// multiple of `count`, a power of two, and the array aligned to count elements): one vector
+  /// access where the target has them (NVPTX: ld.shared.v4.f32 for 4 f32), else one per element.
+  virtual llvm::SmallVector<mlir::Value> loadSharedRun(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
+                                                       mlir::Value index, mlir::Type elem, int64_t count) const;
 
   /// Shared memory (bytes) that a program already using `sharedBytes`, of `threads` threads, may
   /// add to store a matrix-unit accumulator's tile through it as 16-byte runs (StoreLowering),

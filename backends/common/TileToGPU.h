@@ -106,6 +106,10 @@ struct TileLowering {
   /// rows): they take mmaRowSliceLayout, so the reduction ends in registers and its result meets
   /// the accumulator again without going through shared memory.
   std::set<std::vector<int64_t>> rowSliceShapes;
+  /// Shapes of the accumulators of dots on the FMA path (not in mmaShapes) whose threads take
+  /// another split than the plain one (fmaAccumulatorThreads): the value is the threads along
+  /// the columns. Every tile of such a shape in the kernel uses it, as above.
+  std::map<std::vector<int64_t>, int64_t> fmaShapes;
 
   /// How a fast dot on matrix units gets its operands into shared memory (planDotStaging,
   /// before the conversion). An operand loaded for the dot alone is copied straight from its
@@ -157,6 +161,8 @@ struct TileLowering {
   bool storeStaging = true;
   /// Option wait-before-copies (lowerWithWarpgroupUnits).
   bool waitBeforeCopies = false;
+  /// Option fma-layout: accumulators on the FMA path take fmaShapes' split.
+  bool fmaLayout = true;
   std::map<mlir::Operation *, bool> pingpongDots;
   /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn
   /// holds them all: no barrier before a joining dot, none passed after a dot the next joins.
@@ -193,6 +199,8 @@ struct TileLowering {
       return mmaAccumulatorLayout(type.getShape(), threads, it->second);
     if (rowSliceShapes.count(shape))
       return mmaRowSliceLayout(type.getShape(), threads);
+    if (auto it = fmaShapes.find(shape); it != fmaShapes.end())
+      return BlockedLayout::get(type.getShape(), threads, maxVec, 0, it->second);
     return BlockedLayout::get(type.getShape(), threads, maxVec);
   }
   mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v) const;
@@ -210,6 +218,9 @@ struct TileLowering {
   SharedBuffer allocShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elem, int64_t count) const;
   void storeShared(mlir::OpBuilder &b, mlir::Location loc, const SharedBuffer &buf, mlir::Value index,
                    mlir::Value value) const;
+  /// `count` consecutive values from `index` on, as TargetInfo::loadSharedRun reads them.
+  llvm::SmallVector<mlir::Value> loadSharedRun(mlir::OpBuilder &b, mlir::Location loc, const SharedBuffer &buf,
+                                               mlir::Value index, mlir::Type elem, int64_t count) const;
   mlir::Value loadShared(mlir::OpBuilder &b, mlir::Location loc, const SharedBuffer &buf, mlir::Value index,
                          mlir::Type elem) const;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) const;

@@ -33,6 +33,17 @@ SmallVector<Value> TargetInfo::loadRun(OpBuilder &b, Location loc, Value buffer,
   return out;
 }
 
+SmallVector<Value> TargetInfo::loadSharedRun(OpBuilder &b, Location loc, Value buffer, Value index, Type elem,
+                                             int64_t count) const {
+  SmallVector<Value> out;
+  for (int64_t k = 0; k < count; ++k) {
+    Value at = k ? Value(arith::AddIOp::create(b, loc, index, arith::ConstantIntOp::create(b, loc, index.getType(), k)))
+                 : index;
+    out.push_back(loadShared(b, loc, buffer, at, elem));
+  }
+  return out;
+}
+
 std::optional<TargetInfo::MmaShape> TargetInfo::mmaShape(Type, Type) const { return std::nullopt; }
 std::optional<TargetInfo::CoopMatrixShape> TargetInfo::coopMatrixShape(Type, Type) const { return std::nullopt; }
 SmallVector<Value> TargetInfo::mmaLoadA(OpBuilder &, Location, Value, Value, int64_t, int64_t, Value, Type) const {
@@ -160,6 +171,7 @@ struct TensorCopyOptions {
   bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
   enum class Producer { Off, Auto, On } producer = Producer::Auto;
   bool asyncCopyFence = true, copiesAfterMma = true, storeStaging = true, waitBeforeCopies = false;
+  bool fmaLayout = true;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
@@ -256,6 +268,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.copiesAfterMma = copies.copiesAfterMma;
   lowering.storeStaging = copies.storeStaging;
   lowering.waitBeforeCopies = copies.waitBeforeCopies;
+  lowering.fmaLayout = copies.fmaLayout;
   lowering.maxVec = maxVec;
   lowering.uniformRuns = std::move(uniformRuns);
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
@@ -306,6 +319,18 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
         cols = std::min(it->second, cols);
       if (cols > 0 && fitsMmaAccumulatorLayout(shape, threads, cols))
         lowering.mmaShapes[shape] = cols;
+    });
+  // Accumulators left to the FMA path split their threads so that each k step loads the fewest
+  // values (fmaAccumulatorThreads), unless the kernel reduces a tile (the reductions and the
+  // row statistics they make follow the plain split) or option fma-layout is off.
+  if (lowering.fmaLayout && !reduces)
+    func.walk([&](tile::DotOp dot) {
+      auto c = cast<RankedTensorType>(dot.getType());
+      std::vector<int64_t> shape(c.getShape().begin(), c.getShape().end());
+      if (lowering.mmaShapes.count(shape))
+        return;
+      if (int64_t across = fmaAccumulatorThreads(shape, threads, maxVec))
+        lowering.fmaShapes[shape] = across;
     });
   // The dots of each block, in order, and the warpgroup dots among them; a loop's are its body's.
   std::map<Block *, SmallVector<Operation *>> dotsByBlock, unitDots;
@@ -499,7 +524,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
                                    warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma,
-                                   storeStaging,      waitBeforeCopies};
+                                   storeStaging,      waitBeforeCopies, fmaLayout};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

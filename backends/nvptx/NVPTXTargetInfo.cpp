@@ -511,6 +511,26 @@ public:
     return loadElement(b, loc, buffer, index, elem);
   }
 
+  // Up to 16 bytes as one ld.shared.v2/v4 (shared arrays are 16-byte aligned: allocShared,
+  // finalizeShared); longer runs in 16-byte pieces.
+  SmallVector<Value> loadSharedRun(OpBuilder &b, Location loc, Value buffer, Value index, Type elem,
+                                   int64_t count) const override {
+    const int64_t bytes = elem.getIntOrFloatBitWidth() / 8, per = std::min<int64_t>(count, 16 / std::max<int64_t>(bytes, 1));
+    if (per < 2 || !elem.isIntOrFloat() || bytes < 1)
+      return TargetInfo::loadSharedRun(b, loc, buffer, index, elem, count);
+    SmallVector<Value> out;
+    for (int64_t k = 0; k < count; k += per) {
+      SmallVector<Value> indices{k ? Value(arith::AddIOp::create(b, loc, index, LLVM::ConstantOp::create(
+                                                                                   b, loc, index.getType(), int64_t(k))))
+                                   : index};
+      for (int64_t j = 1; j < per; ++j)
+        indices.push_back(indices.front()); // (loadRun reads only the first)
+      SmallVector<Value> run = loadRun(b, loc, buffer, indices, elem);
+      out.append(run.begin(), run.end());
+    }
+    return out;
+  }
+
   void storeShared(OpBuilder &b, Location loc, Value buffer, Value index, Value value) const override {
     storeElement(b, loc, buffer, index, value);
   }

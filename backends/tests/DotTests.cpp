@@ -221,6 +221,33 @@ TEST_CASE("dot lowers to fused multiply-adds in fast mode and to separate rounde
   CHECK(contains(fastPtx, "bar.sync"));
 }
 
+TEST_CASE("an FMA-path dot loads each k step's values of A and B as 16-byte runs, its threads split to load fewest") {
+  // 64 x 256 over 8 warps: 32 threads across the columns, each 8 rows and 8 columns, so a k step
+  // is 2 16-byte loads of A (staged transposed, the thread's rows side by side) and 2 of B for
+  // 64 multiply-adds. TESSERA_FMA_LAYOUT=0 keeps the plain split: 16 rows and 4 columns a thread.
+  auto loopOf = [](const std::string &ptx) { // the k loop: between its label and its back branch
+    const size_t fma = ptx.find("fma.rn.f32");
+    REQUIRE(fma != std::string::npos);
+    const size_t begin = ptx.rfind("$L__BB", fma), end = ptx.find("bra", fma);
+    return ptx.substr(begin, end - begin);
+  };
+  auto ptxOf = [](const char *chip) {
+    return ptxText(require(compileArtifact(require(traceMatmul<float, float>(64, 256, 16, Numerics::Fast, 8), "trace"),
+                                           nvptxTarget(chip)),
+                           "compile"));
+  };
+  const std::string loop = loopOf(ptxOf("sm_90"));
+  CHECK(count(loop, "fma.rn.f32") == 8 * 64);
+  CHECK(count(loop, "ld.shared.v4") == 8 * 4);
+  CHECK(count(loop, "ld.shared") == 8 * 4);
+  ::setenv("TESSERA_FMA_LAYOUT", "0", 1);
+  const std::string plain = loopOf(ptxOf("sm_90"));
+  ::unsetenv("TESSERA_FMA_LAYOUT");
+  CHECK(count(plain, "fma.rn.f32") == 8 * 64);
+  CHECK(count(plain, "ld.shared.v4") == 8 * 5); // 16 rows of A in 4 loads, 4 columns of B in 1
+  CHECK(count(plain, "ld.shared") == 8 * 5);
+}
+
 TEST_CASE("fast f16 and bf16 dots use tensor cores (mma.sync) from sm_80, not portable, f32, i8 or sm_75 ones") {
   auto ptxOf = [](const Result<TracedKernel> &k, const char *chip) {
     return ptxText(require(compileArtifact(require(Result<TracedKernel>(k), "trace"), nvptxTarget(chip)), "compile"));

@@ -76,6 +76,19 @@ TEST_CASE("layout.mma subgroup grid loads the fewest fragments") {
   CHECK_FALSE(fitsMmaAccumulatorLayout({16, 64}, 128, 1)); // 16 rows cannot hold 4 subgroups of 16
 }
 
+TEST_CASE("layout.an FMA-path accumulator splits its threads so that a k step loads the fewest values") {
+  // A thread loads one value of A per row it holds and one of B per column: M t / T + N / t.
+  CHECK(fmaAccumulatorThreads({64, 256}, 256, 4) == 32);  // 8 + 8, where the plain 64 across give 16 + 4
+  CHECK(fmaAccumulatorThreads({128, 128}, 256, 4) == 16); // 8 + 8 against 16 + 4
+  CHECK(fmaAccumulatorThreads({64, 64}, 128, 4) == 0);    // 8 across would tie with the plain 16: plain
+  CHECK(fmaAccumulatorThreads({16, 16}, 128, 4) == 0);    // fewer runs than threads: plain
+  CHECK(fmaAccumulatorThreads({64}, 128, 4) == 0);
+  const BlockedLayout l = BlockedLayout::get({64, 256}, 256, 4, 0, 32);
+  CHECK(l.threadsPer == llvm::SmallVector<int64_t, 4>{8, 32});
+  CHECK(l.reps == llvm::SmallVector<int64_t, 4>{8, 2});
+  CHECK(l.owners() == 256);
+}
+
 TEST_CASE("layout.the cooperative matrices' grid gives each subgroup whole 16-column blocks") {
   CHECK(fitsMmaAccumulatorLayout({64, 48}, 128, 2));          // 24 columns a subgroup: 3 groups of 8
   CHECK_FALSE(fitsMmaAccumulatorLayout({64, 48}, 128, 2, 16)); // but not whole 16-column blocks

@@ -71,6 +71,8 @@ void printHelp(FILE *out) {
              "  TESSERA_STORE_STAGING  0 (compiling): a matrix-unit accumulator's tile is stored as it lies\n"
              "                     in registers (4-byte runs for f16), not through shared memory as\n"
              "                     16-byte runs (to measure)\n"
+             "  TESSERA_FMA_LAYOUT  0 (compiling): a dot's accumulator on the FMA path keeps the plain split of\n"
+             "                     the threads, not the one that loads the fewest values a k step (to measure)\n"
              "  TESSERA_ASYNC_COPY_FENCE  0 (compiling): no async-proxy fence after the cp.async copies a\n"
              "                     warpgroup dot reads (to measure; the memory model asks for the fence)\n",
              out);
