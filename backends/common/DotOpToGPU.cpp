@@ -1530,13 +1530,15 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                           "and stages their readers release (every operand by tensor copy, "
                           "tensor-copy-release=mbarrier)");
 
-    // This thread's rows are rowBase + T i (i < reps: T threads down the rows, no subgroup
-    // grid). Then a is staged transposed, its rows permuted so that each thread's are
-    // neighbours: a[r][k] at k * ldT + (r % T) * reps + r / T, and a k step reads them as one
-    // run (16-byte loads where the target merges them) instead of one load per row. Rows of
-    // ldT = M + 4 keep those runs 16-byte aligned. Otherwise a is staged row-major.
+    // This thread's rows are rowBase + T i (i < reps: T threads down the rows, without a
+    // subgroup grid or on an FMA accumulator's, fmaAccumulatorSplit). Then a is staged
+    // transposed, its rows permuted so that each thread's are neighbours: a[r][k] at
+    // k * ldT + (r % T) * reps + r / T, and a k step reads them as one run (16-byte loads where
+    // the target has them) instead of one load per row. Rows of ldT = M + 4 keep those runs
+    // 16-byte aligned. Otherwise a is staged row-major.
     const int64_t T = lc.threadsPer[0], reps = lc.reps[0], ldT = M + 4;
-    const bool transposedA = !lc.hasWarpGrid() && lc.size(0) == 1 && reps >= 2;
+    const bool fmaGrid = lw.fmaShapes.count({M, N}) > 0;
+    const bool transposedA = (!lc.hasWarpGrid() || fmaGrid) && lc.size(0) == 1 && reps >= 2;
     const BlockedLayout la = lw.layoutOf(aType);
     auto permutedT = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
       auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
@@ -1579,7 +1581,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // and b's columns, runs of the layout's vec from colBase, a multiple of it (k steps N apart).
     // Each run's first index is then a multiple of its length.
     const int64_t runA = transposedA && ldT % 4 == 0 ? std::min<int64_t>(reps, 4) : 1;
-    const int64_t runB = !lc.hasWarpGrid() && N % lc.vec == 0 ? std::min<int64_t>(lc.vec, 4) : 1;
+    const int64_t runB = (!lc.hasWarpGrid() || fmaGrid) && N % lc.vec == 0 ? std::min<int64_t>(lc.vec, 4) : 1;
 
     // k in steps of `unroll`, each step's products in increasing k (the canonical order in
     // portable mode is unchanged).

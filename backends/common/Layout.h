@@ -197,27 +197,63 @@ inline int64_t mmaWarpCols(llvm::ArrayRef<int64_t> shape, int64_t threads, int64
   return best;
 }
 
-/// The threads along the columns of an M x N accumulator of a dot on the FMA path (DotLowering's
-/// register blocking, runs of `vec` along the rows as BlockedLayout::get makes them) that load
-/// the fewest values a k step: a thread loads one of A per row it holds and one of B per column,
-/// M / (threads / t) + N / t. The plain split puts as many threads as there are runs along the
-/// columns (64 × 256 over 256 threads: 16 rows and 4 columns a thread, 20 loads a step, where
-/// 32 threads across give 8 and 8, 16 loads). Ties keep more threads across; 0 where the plain
-/// split is already best, or where the shape is not a 2-D one every thread holds a part of.
-inline int64_t fmaAccumulatorThreads(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t maxVec) {
+/// How an M x N accumulator of a dot on the FMA path (DotLowering's register blocking) splits
+/// its threads (fmaAccumulatorSplit): `across` threads along the columns (runs of the plain vec),
+/// and, with 32-lane subgroups, `warpCols` subgroups across on a grid (0: none).
+struct FmaSplit {
+  int64_t across = 0, warpCols = 0;
+  bool operator==(const FmaSplit &) const = default;
+};
+/// The layout of that split (BlockedLayout::get with `across` threads along the columns, and
+/// the subgroup grid where warpCols is set).
+inline BlockedLayout fmaAccumulatorLayout(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t maxVec, FmaSplit s) {
+  BlockedLayout l = BlockedLayout::get(shape, threads, maxVec, 0, s.across);
+  if (s.warpCols) {
+    l.laneCount = 32;
+    l.warpsPer = {threads / 32 / s.warpCols, s.warpCols};
+  }
+  return l;
+}
+/// The split of an FMA-path accumulator that loads the fewest values, then moves the fewest
+/// bytes through shared memory, each k step. A thread loads one value of A per row it holds and
+/// one of B per column, M / (threads / t) + N / t with t threads across; the plain split puts as
+/// many across as there are runs of columns (64 x 256 over 256 threads: 16 rows and 4 columns a
+/// thread, 20 values, where 32 across give 8 and 8, 16). A subgroup's loads read its lanes'
+/// distinct rows and columns, lanes down × rows + lanes across × columns of them, which a grid
+/// of subgroups makes fewer: 4 x 8 lanes read 4 × 8 + 8 × 8 values of 64 x 256 a k step, where
+/// a row of 32 lanes reads 8 + 32 × 8. Ties keep more threads and lanes across. {0, 0} where the
+/// plain split is already best, or where the shape is not a 2-D one every thread holds a part
+/// of. `subgroupSize`: the grid only where it is 32.
+inline FmaSplit fmaAccumulatorSplit(llvm::ArrayRef<int64_t> shape, int64_t threads, int64_t maxVec,
+                                    int64_t subgroupSize) {
   if (shape.size() != 2)
-    return 0;
+    return {};
   const BlockedLayout plain = BlockedLayout::get(shape, threads, maxVec);
   if (plain.owners() != threads)
-    return 0;
+    return {};
   auto loads = [&](int64_t across) { return shape[0] * across / threads + shape[1] / across; };
-  int64_t best = plain.threadsPer[1];
-  for (int64_t across = plain.threadsPer[1] / 2; across >= 1; across /= 2) {
-    const int64_t down = threads / across;
-    if (shape[0] % down == 0 && loads(across) < loads(best))
-      best = across;
+  int64_t across = plain.threadsPer[1];
+  for (int64_t t = plain.threadsPer[1] / 2; t >= 1; t /= 2)
+    if (shape[0] % (threads / t) == 0 && loads(t) < loads(across))
+      across = t;
+  FmaSplit best{across == plain.threadsPer[1] ? 0 : across, 0};
+  if (subgroupSize == 32 && threads % 32 == 0) {
+    const int64_t down = threads / across, rows = shape[0] / down, cols = shape[1] / across, warps = threads / 32;
+    // A subgroup's distinct values a k step: lanes down x rows + lanes across x cols.
+    auto values = [&](int64_t lanesAcross) { return (32 / lanesAcross) * rows + lanesAcross * cols; };
+    const int64_t plainLanes = std::min<int64_t>(32, across); // (lanes fill the columns first)
+    int64_t bestLanes = plainLanes;
+    for (int64_t lanes = plainLanes / 2; lanes >= 1; lanes /= 2) {
+      const int64_t warpCols = across / lanes;
+      if (warpCols > warps || warps % warpCols || down % (warps / warpCols) || down / (warps / warpCols) != 32 / lanes)
+        continue;
+      if (values(lanes) < values(bestLanes))
+        bestLanes = lanes;
+    }
+    if (bestLanes != plainLanes)
+      best = {across, across / bestLanes};
   }
-  return best == plain.threadsPer[1] ? 0 : best;
+  return best;
 }
 
 } // namespace tessera::backend

@@ -107,9 +107,9 @@ struct TileLowering {
   /// the accumulator again without going through shared memory.
   std::set<std::vector<int64_t>> rowSliceShapes;
   /// Shapes of the accumulators of dots on the FMA path (not in mmaShapes) whose threads take
-  /// another split than the plain one (fmaAccumulatorThreads): the value is the threads along
-  /// the columns. Every tile of such a shape in the kernel uses it, as above.
-  std::map<std::vector<int64_t>, int64_t> fmaShapes;
+  /// another split than the plain one (fmaAccumulatorSplit, fmaAccumulatorLayout). Every tile of
+  /// such a shape in the kernel uses it, as above.
+  std::map<std::vector<int64_t>, FmaSplit> fmaShapes;
 
   /// How a fast dot on matrix units gets its operands into shared memory (planDotStaging,
   /// before the conversion). An operand loaded for the dot alone is copied straight from its
@@ -200,7 +200,7 @@ struct TileLowering {
     if (rowSliceShapes.count(shape))
       return mmaRowSliceLayout(type.getShape(), threads);
     if (auto it = fmaShapes.find(shape); it != fmaShapes.end())
-      return BlockedLayout::get(type.getShape(), threads, maxVec, 0, it->second);
+      return fmaAccumulatorLayout(type.getShape(), threads, maxVec, it->second);
     return BlockedLayout::get(type.getShape(), threads, maxVec);
   }
   mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v) const;

@@ -321,7 +321,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
         lowering.mmaShapes[shape] = cols;
     });
   // Accumulators left to the FMA path split their threads so that each k step loads the fewest
-  // values (fmaAccumulatorThreads), unless the kernel reduces a tile (the reductions and the
+  // values, then the fewest bytes (fmaAccumulatorSplit), unless the kernel reduces a tile (the reductions and the
   // row statistics they make follow the plain split) or option fma-layout is off.
   if (lowering.fmaLayout && !reduces)
     func.walk([&](tile::DotOp dot) {
@@ -329,8 +329,8 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
       std::vector<int64_t> shape(c.getShape().begin(), c.getShape().end());
       if (lowering.mmaShapes.count(shape))
         return;
-      if (int64_t across = fmaAccumulatorThreads(shape, threads, maxVec))
-        lowering.fmaShapes[shape] = across;
+      if (FmaSplit split = fmaAccumulatorSplit(shape, threads, maxVec, target.subgroupSize()); split.across || split.warpCols)
+        lowering.fmaShapes[shape] = split;
     });
   // The dots of each block, in order, and the warpgroup dots among them; a loop's are its body's.
   std::map<Block *, SmallVector<Operation *>> dotsByBlock, unitDots;

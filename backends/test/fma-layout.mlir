@@ -4,8 +4,9 @@
 // A 64 x 256 f32 dot over 8 subgroups runs on the FMA path. Its accumulator's threads split so
 // that each k step loads the fewest values (fmaAccumulatorThreads): 32 across the columns, each
 // thread 8 rows and 2 runs of 4 columns, so a k step reads 2 runs of 4 of A (staged transposed,
-// the thread's rows side by side) and 2 of B, each one 16-byte load, for 64 multiply-adds. The
-// plain split (fma-layout=false) gives a thread 16 rows and 4 columns: 4 loads of A and 1 of B.
+// the thread's rows side by side) and 2 of B, each one 16-byte load, for 64 multiply-adds; the
+// subgroups lie on a 2 x 4 grid, each 4 x 8 lanes (LayoutTests). The plain split
+// (fma-layout=false) gives a thread 16 rows and 4 columns: 4 loads of A and 1 of B.
 
 // CHECK-LABEL: gpu.func @fma
 // CHECK: scf.for

@@ -222,9 +222,10 @@ TEST_CASE("dot lowers to fused multiply-adds in fast mode and to separate rounde
 }
 
 TEST_CASE("an FMA-path dot loads each k step's values of A and B as 16-byte runs, its threads split to load fewest") {
-  // 64 x 256 over 8 warps: 32 threads across the columns, each 8 rows and 8 columns, so a k step
-  // is 2 16-byte loads of A (staged transposed, the thread's rows side by side) and 2 of B for
-  // 64 multiply-adds. TESSERA_FMA_LAYOUT=0 keeps the plain split: 16 rows and 4 columns a thread.
+  // 64 x 256 over 8 warps: 32 threads across the columns (subgroups of 4 x 8 lanes on a 2 x 4
+  // grid), each 8 rows and 8 columns, so a k step is 2 16-byte loads of A (staged transposed, the
+  // thread's rows side by side) and 2 of B for 64 multiply-adds. TESSERA_FMA_LAYOUT=0 keeps the
+  // plain split: 16 rows and 4 columns a thread.
   auto loopOf = [](const std::string &ptx) { // the k loop: between its label and its back branch
     const size_t fma = ptx.find("fma.rn.f32");
     REQUIRE(fma != std::string::npos);

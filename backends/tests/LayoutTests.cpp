@@ -1,10 +1,12 @@
 // The matrix-unit accumulator layout with its subgroups on a grid: every element has exactly one
 // owner, each lane holds mma.sync's C fragment of its subgroup's blocks, and the grid chosen
 // loads the fewest fragments.
+#include <set>
 #include "common/Layout.h"
 
 #include <doctest/doctest.h>
 
+#include <set>
 #include <vector>
 
 using namespace tessera::backend;
@@ -77,16 +79,28 @@ TEST_CASE("layout.mma subgroup grid loads the fewest fragments") {
 }
 
 TEST_CASE("layout.an FMA-path accumulator splits its threads so that a k step loads the fewest values") {
-  // A thread loads one value of A per row it holds and one of B per column: M t / T + N / t.
-  CHECK(fmaAccumulatorThreads({64, 256}, 256, 4) == 32);  // 8 + 8, where the plain 64 across give 16 + 4
-  CHECK(fmaAccumulatorThreads({128, 128}, 256, 4) == 16); // 8 + 8 against 16 + 4
-  CHECK(fmaAccumulatorThreads({64, 64}, 128, 4) == 0);    // 8 across would tie with the plain 16: plain
-  CHECK(fmaAccumulatorThreads({16, 16}, 128, 4) == 0);    // fewer runs than threads: plain
-  CHECK(fmaAccumulatorThreads({64}, 128, 4) == 0);
-  const BlockedLayout l = BlockedLayout::get({64, 256}, 256, 4, 0, 32);
+  // A thread loads one value of A per row it holds and one of B per column: M t / T + N / t; then
+  // a subgroup's lanes read lanes down x rows + lanes across x columns of them.
+  CHECK(fmaAccumulatorSplit({64, 256}, 256, 4, 32) == FmaSplit{32, 4});  // 8 + 8 a thread; 4 x 8 lanes
+  CHECK(fmaAccumulatorSplit({64, 256}, 256, 4, 8) == FmaSplit{32, 0});   // no grid without 32 lanes
+  CHECK(fmaAccumulatorSplit({128, 128}, 256, 4, 32) == FmaSplit{16, 2}); // 8 + 8; 4 x 8 lanes
+  CHECK(fmaAccumulatorSplit({64, 64}, 128, 4, 8) == FmaSplit{});          // 8 across would tie with 16: plain
+  CHECK(fmaAccumulatorSplit({16, 16}, 128, 4, 32) == FmaSplit{8, 2});     // 1 + 2 a thread; 8 x 4 lanes
+  CHECK(fmaAccumulatorSplit({16, 16}, 512, 4, 32) == FmaSplit{});         // fewer runs than threads: plain
+  CHECK(fmaAccumulatorSplit({64}, 128, 4, 32) == FmaSplit{});
+  const BlockedLayout l = fmaAccumulatorLayout({64, 256}, 256, 4, FmaSplit{32, 4});
   CHECK(l.threadsPer == llvm::SmallVector<int64_t, 4>{8, 32});
   CHECK(l.reps == llvm::SmallVector<int64_t, 4>{8, 2});
-  CHECK(l.owners() == 256);
+  CHECK(l.lanesPer(0) == 4);
+  CHECK(l.lanesPer(1) == 8);
+  // Every element has one owner, and thread tid's rows are T apart from its index down the rows.
+  std::set<int64_t> seen;
+  for (int64_t tid = 0; tid < 256; ++tid)
+    for (int64_t e = 0; e < l.perThread(); ++e) {
+      CHECK(seen.insert(l.linear(tid, e)).second);
+      CHECK(l.coord(tid, e, 0) % 8 == l.threadIndex(tid, 0));
+    }
+  CHECK(seen.size() == 64 * 256);
 }
 
 TEST_CASE("layout.the cooperative matrices' grid gives each subgroup whole 16-column blocks") {
