@@ -34,13 +34,17 @@ struct Shape {
 /// Runs the matmul on every device and checks it, for one operand type and mode (b stored
 /// N x K and multiplied through tl::trans with `bTransposed`).
 template <class T, class Acc>
-void checkMatmul(Numerics mode, Shape s, int BM, int BN, int BK, bool bTransposed = false) {
+/// With `lanes`, SPIR-V devices run the kernel as compiled for subgroups of that many lanes (its
+/// artifact then relabelled for the device's): for code whose results do not hang on the
+/// hardware's subgroups, such as a dot on the FMA path, whose layout only names threads.
+void checkMatmul(Numerics mode, Shape s, int BM, int BN, int BK, bool bTransposed = false, uint32_t warps = 4,
+                 uint32_t lanes = 0) {
   const uint32_t seed = freshSeed();
   std::mt19937 rng(seed);
   std::vector<T> a(size_t(s.M) * s.K), b(size_t(s.K) * s.N);
   for (T &v : a) v = drawValue<T>(rng);
   for (T &v : b) v = drawValue<T>(rng);
-  TracedKernel kernel = require(traceMatmul<T, Acc>(BM, BN, BK, mode, 4, bTransposed), "trace");
+  TracedKernel kernel = require(traceMatmul<T, Acc>(BM, BN, BK, mode, warps, bTransposed), "trace");
   auto bAt = [&](int k, int n) { return b[bTransposed ? size_t(n) * s.K + k : size_t(k) * s.N + n]; };
   Grid grid{uint32_t((s.M + BM - 1) / BM), uint32_t((s.N + BN - 1) / BN)};
 
@@ -76,11 +80,18 @@ void checkMatmul(Numerics mode, Shape s, int BM, int BN, int BK, bool bTranspose
   for (const DeviceInfo &d : (*rt)->devices())
     for (const BackendInfo &bi : d.backends) {
       std::shared_ptr<Device> dev = require((*rt)->open(d.index, bi.backend), "open");
-      Result<Package> pkg = compile(kernel, dev->target());
+      TargetDesc target = dev->target();
+      if (lanes && target.kind == TargetKind::SPIRV)
+        target.subgroupSize = lanes;
+      Result<Package> pkg = compile(kernel, target);
       if (!pkg && pkg.status().code() == StatusCode::Unsupported) {
         MESSAGE(dev->describe() << ": " << pkg.status().toString());
         continue;
       }
+      if (pkg)
+        for (KernelEntry &pk : pkg->kernels)
+          for (Artifact &art : pk.artifacts)
+            art.target.subgroupSize = dev->target().subgroupSize;
       Module loaded = require(dev->load(require(std::move(pkg), "compile")), "load");
       Kernel k = require(loaded.kernel("matmul"), "kernel");
       Buffer da = require(dev->allocate(DTypeOf<T>::value, a.size()), "allocate");
@@ -532,6 +543,15 @@ TEST_CASE("matmul through tl::dot on every device: f32, f16, bf16 and i8, ragged
       checkMatmul<int8_t, int32_t>(mode, s, 32, 16, 32);
     }
   }
+}
+
+TEST_CASE("an FMA-path dot on a subgroup grid (fma-layout, 32-lane subgroups) is right on every device, both modes") {
+  // 64 x 256 on 8 warps: 8 x 8 a thread, subgroups of 4 x 8 lanes on a 2 x 4 grid where lanes
+  // are 32 (LayoutTests); lavapipe's 8-lane subgroups run the code compiled for 32 (no subgroup
+  // operations in it), so CI checks the grid's indexing too. Ragged shapes, a program's edges.
+  for (Numerics mode : {Numerics::Portable, Numerics::Fast})
+    for (Shape s : {Shape{100, 300, 40}, Shape{64, 256, 16}, Shape{7, 513, 33}})
+      checkMatmul<float, float>(mode, s, 64, 256, 16, false, 8, 32);
 }
 
 TEST_CASE("the interpreter runs tile.dot with transpose_b: b is N x K") {
