@@ -4,7 +4,7 @@
 # order, each logging to $OUT:
 #   fma    the f32 matmul's FMA path in turns, 4096^3 through CUDA and Vulkan (fma: this build;
 #          fma/old: before fma-layout and the 16-byte shared loads; fma/plain: TESSERA_FMA_LAYOUT=0),
-#          then a ragged check;
+#          then a ragged check, then three other blocks with and without fma-layout;
 #   dot    issue [5/6]'s table (scripts/gpu-dot-table.sh: the anchors, then the examples at their
 #          default blocks through CUDA and Vulkan, checked on ragged shapes, then timed both ways);
 #   wf     run 90: wait-before-copies (wf) against without (on) in turns, the sm_80 code's 64 x 64
@@ -25,6 +25,14 @@ if [[ $parts == *" fma "* ]]; then (
     done
   done
   m cuda fma 1040 528 272 --dtype=f32 --act=gelu --config=64x256x16/8; m vulkan fma 1040 528 272 --dtype=f32 --act=gelu --config=64x256x16/8
+  for be in cuda vulkan; do
+    for c in 128x128x16/8 64x128x16/4 128x256x16/8; do
+      for v in fma fma/plain; do
+        echo "== $(date -u +%T) f32 $be $v $c"
+        m $be $v 4096 4096 4096 --dtype=f32 --act=none --config=$c --repeat=10 | grep -E "timed|error|refus"
+      done
+    done
+  done
   echo "== $(date -u +%T) done"
 ) fi
 [[ $parts == *" dot "* ]] && bash scripts/gpu-dot-table.sh gpu-run91-dot.log $W/full $W/bin

@@ -41,6 +41,9 @@ w col 05_matmul 16 16 16 --dtype=f16 --act=gelu --config=128x256x64/8 --ptx-chip
 # commit's build: 05_matmul 16 16 16 --dtype=f32 --act=none --config=64x256x16/8 --write-package=DIR/).
 mkdir -p "$W/fma/plain" "$W/fma/old"
 for act in none gelu; do w fma 05_matmul 16 16 16 --dtype=f32 --act=$act --config=64x256x16/8; done
-TESSERA_FMA_LAYOUT=0 w fma/plain 05_matmul 16 16 16 --dtype=f32 --act=none --config=64x256x16/8
+for c in 64x256x16/8 128x128x16/8 64x128x16/4 128x256x16/8; do # (the first three: run 87's fastest)
+  w fma 05_matmul 16 16 16 --dtype=f32 --act=none --config=$c
+  TESSERA_FMA_LAYOUT=0 w fma/plain 05_matmul 16 16 16 --dtype=f32 --act=none --config=$c
+done
 [ -n "${OLD_F32_PACKAGE:-}" ] && cp "$OLD_F32_PACKAGE" "$W/fma/old/matmul_f32_none_fast_64x256x16w8.tspkg"
 ls "$W"/*; du -sh "$W" .gpu-bench .gpu
