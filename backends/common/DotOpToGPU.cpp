@@ -1547,14 +1547,25 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                                        arith::DivUIOp::create(x, xl, row, c(T)));
       return arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, col, c(ldT)), at);
     };
+    // Where the target reads shared memory wide only from arrays of vectors (SPIR-V), b as it
+    // comes (K x N) is staged in vectors of `vecB` values where its runs and the accumulator's
+    // columns both come in runs of them: each run one store, and each k step's columns one load
+    // per vector.
+    const BlockedLayout lb = lw.layoutOf(bType);
+    const int64_t vecB = std::min<int64_t>({4, lb.vec, lc.vec});
+    const bool vectorB = lw.target.wantsVectorArrays() && !transB && vecB >= 2 && N % vecB == 0 && (!lc.hasWarpGrid() || fmaGrid);
+    const Type bVector = VectorType::get({vecB}, accElem);
     // Stage a and b (K x N, also when it comes as N x K) in the accumulator's type (floats
     // widened exactly, i8 sign-extended); a loop-invariant operand once, before the loop
     // (invariantLoop).
+    StagedTile stagedB{bType, adaptor.getB(), d.bCoef(), nullptr, 0, invariantLoop(op, op.getB()), accElem};
+    if (vectorB)
+      stagedB.unit = vecB;
     SmallVector<Value> staged = stageTiles(
         r, loc, lw,
         {{aType, adaptor.getA(), {K, 1}, transposedA ? std::function<Value(OpBuilder &, Location, int64_t)>(permutedT) : nullptr,
           transposedA ? K * ldT : 0, invariantLoop(op, op.getA()), accElem},
-         {bType, adaptor.getB(), d.bCoef(), nullptr, 0, invariantLoop(op, op.getB()), accElem}});
+         stagedB});
     const SharedBuffer sa{staged[0], accElem}, sb{staged[1], accElem};
 
     // This thread's distinct rows and columns of the result, and which each element uses.
@@ -1581,7 +1592,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // and b's columns, runs of the layout's vec from colBase, a multiple of it (k steps N apart).
     // Each run's first index is then a multiple of its length.
     const int64_t runA = transposedA && ldT % 4 == 0 ? std::min<int64_t>(reps, 4) : 1;
-    const int64_t runB = (!lc.hasWarpGrid() || fmaGrid) && N % lc.vec == 0 ? std::min<int64_t>(lc.vec, 4) : 1;
+    const int64_t runB = vectorB ? vecB : (!lc.hasWarpGrid() || fmaGrid) && N % lc.vec == 0 ? std::min<int64_t>(lc.vec, 4) : 1;
 
     // k in steps of `unroll`, each step's products in increasing k (the canonical order in
     // portable mode is unchanged).
@@ -1606,7 +1617,16 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
               }
             };
             loadRuns(sa, rowStart, kA, runA, av);
-            loadRuns(sb, colStart, kN, runB, bv);
+            if (vectorB) // b's vectors: element i of run j at vector (kN + colStart[j]) / vecB
+              for (size_t i = 0; i < colStart.size(); i += size_t(vecB)) {
+                Value at = arith::ShRUIOp::create(b, l, arith::AddIOp::create(b, l, colStart[i], kN),
+                                                  lw.i32(b, l, llvm::Log2_64(vecB)));
+                Value v = lw.target.loadShared(b, l, sb.handle, at, bVector);
+                for (int64_t j = 0; j < vecB; ++j)
+                  bv.push_back(vector::ExtractOp::create(b, l, v, ArrayRef<int64_t>{j}));
+              }
+            else
+              loadRuns(sb, colStart, kN, runB, bv);
             for (int64_t e = 0; e < n; ++e) {
               Value x = av[elemRow[e]], y = bv[elemCol[e]];
               if (!isFloat)

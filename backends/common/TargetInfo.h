@@ -88,6 +88,9 @@ public:
   /// access where the target has them (NVPTX: ld.shared.v4.f32 for 4 f32), else one per element.
   virtual llvm::SmallVector<mlir::Value> loadSharedRun(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                                                        mlir::Value index, mlir::Type elem, int64_t count) const;
+  /// Does a wide access of shared memory need an array of vectors (SPIR-V: workgroup arrays are
+  /// typed; loadSharedRun reads one element at a time), where the lowering can stage a tile so?
+  virtual bool wantsVectorArrays() const { return false; }
 
   /// Shared memory (bytes) that a program already using `sharedBytes`, of `threads` threads, may
   /// add to store a matrix-unit accumulator's tile through it as 16-byte runs (StoreLowering),

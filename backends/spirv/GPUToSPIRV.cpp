@@ -182,6 +182,20 @@ struct FromElementsLowering final : OpConversionPattern<vector::FromElementsOp> 
   }
 };
 
+/// vector.extract at a constant position of a 1-D vector (a value of a staged vector read back:
+/// DotOpToGPU's FMA path) => spirv.CompositeExtract.
+struct ExtractLowering final : OpConversionPattern<vector::ExtractOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(vector::ExtractOp op, OpAdaptor adaptor, ConversionPatternRewriter &r) const override {
+    if (!op.getDynamicPosition().empty() || op.getStaticPosition().size() != 1 ||
+        !isa<VectorType>(adaptor.getSource().getType()))
+      return r.notifyMatchFailure(op, "not a constant position of a SPIR-V vector");
+    r.replaceOpWithNewOp<spirv::CompositeExtractOp>(op, adaptor.getSource(),
+                                                    ArrayRef<int32_t>{int32_t(op.getStaticPosition()[0])});
+    return success();
+  }
+};
+
 /// tile.buffer_load_run => one 16-byte load (four words, split into the run's elements). With a
 /// condition: the load reads unit 0 where it does not hold, and each word is selected between the
 /// loaded one and `otherwise`'s (four selects, whatever the element type).
@@ -508,7 +522,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
     populateMMAToSPIRVCoopMatrixTypeConversion(typeConverter);
     populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(typeConverter, patterns);
     populateWorkgroupMatmulToSPIRVPatterns(typeConverter, patterns);
-    patterns.add<PushConstantLowering, BufferAtomicLowering, BufferLoadRunLowering, BufferStoreRunLowering, FromElementsLowering,
+    patterns.add<PushConstantLowering, BufferAtomicLowering, BufferLoadRunLowering, BufferStoreRunLowering, FromElementsLowering, ExtractLowering,
                  GLUnaryLowering<math::Exp2Op, spirv::GLExp2Op>,
                  GLUnaryLowering<math::Log2Op, spirv::GLLog2Op>>(typeConverter, ctx);
     patterns.add<IfWithPhisLowering, BF16MatrixLoadLowering>(typeConverter, ctx, /*benefit=*/2);

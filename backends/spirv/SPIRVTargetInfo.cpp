@@ -162,6 +162,8 @@ public:
     return memref::AllocOp::create(b, loc, MemRefType::get({count}, elem, MemRefLayoutAttrInterface{}, space));
   }
 
+  bool wantsVectorArrays() const override { return true; }
+
   Value loadShared(OpBuilder &b, Location loc, Value buffer, Value index, Type elem) const override {
     return loadElement(b, loc, buffer, index, elem);
   }

@@ -1,12 +1,15 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90" | FileCheck %s
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-layout=false" | FileCheck %s --check-prefix=PLAIN
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=32" | FileCheck %s --check-prefix=SPIRV
 
 // A 64 x 256 f32 dot over 8 subgroups runs on the FMA path. Its accumulator's threads split so
 // that each k step loads the fewest values (fmaAccumulatorThreads): 32 across the columns, each
 // thread 8 rows and 2 runs of 4 columns, so a k step reads 2 runs of 4 of A (staged transposed,
 // the thread's rows side by side) and 2 of B, each one 16-byte load, for 64 multiply-adds; the
 // subgroups lie on a 2 x 4 grid, each 4 x 8 lanes (LayoutTests). The plain split
-// (fma-layout=false) gives a thread 16 rows and 4 columns: 4 loads of A and 1 of B.
+// (fma-layout=false) gives a thread 16 rows and 4 columns: 4 loads of A and 1 of B. SPIR-V's
+// workgroup arrays are typed, so B is staged there as vectors of 4 (one store per run, one load
+// per run of a k step); A, written transposed element by element, is read a value at a time.
 
 // CHECK-LABEL: gpu.func @fma
 // CHECK: scf.for
@@ -20,6 +23,13 @@
 // PLAIN-COUNT-5: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // PLAIN-NOT: llvm.load
 // PLAIN-COUNT-64: math.fma
+// SPIRV-LABEL: gpu.func @fma
+// SPIRV: %[[B:.*]] = memref.alloc() : memref<1024xvector<4xf32>, #spirv.storage_class<Workgroup>>
+// SPIRV-COUNT-4: memref.store %{{.*}}, %[[B]][%{{.*}}] : memref<1024xvector<4xf32>
+// SPIRV: scf.for
+// SPIRV-COUNT-8: memref.load {{.*}} : memref<1088xf32, #spirv.storage_class<Workgroup>>
+// SPIRV-COUNT-2: memref.load %[[B]][%{{.*}}] : memref<1024xvector<4xf32>
+// SPIRV: math.fma
 func.func @fma(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32>)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %r = tile.arange 0, 64 : tensor<64xi32>
