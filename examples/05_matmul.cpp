@@ -130,8 +130,8 @@ static int fail(const char *what, const tessera::Status &s) {
 /// otherwise 128 x 256 x 32 with 16 warps for f16 where cooperative matrices keep accumulators
 /// in mma.sync's lanes (the device's target ends in +mma-lanes: NVIDIA), and for bf16 where they
 /// take bf16 too (+bf16), 64 x 256 x 16 with 8 warps for f32 (FMA) on a GPU through either
-/// backend (run 87 on the H100: 38.8 TFLOP/s through CUDA, 33.6 through Vulkan, against 32.4 and
-/// 28.6 for 128 x 128 x 16 / 8), else 64 x 64 x 32 with 4 warps, which fits every device's shared
+/// backend (run 91 on the H100: 40.0 TFLOP/s through CUDA, 34.6 through Vulkan, against 39.0 and
+/// 33.7 for 128 x 128 x 16 / 8), else 64 x 64 x 32 with 4 warps, which fits every device's shared
 /// memory (lavapipe's 32 KiB on the FMA path too).
 template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages, int M, int N, int K, Act act,
                                         bool bTransposed) {
