@@ -518,14 +518,11 @@ public:
     const int64_t bytes = elem.getIntOrFloatBitWidth() / 8, per = std::min<int64_t>(count, 16 / std::max<int64_t>(bytes, 1));
     if (per < 2 || !elem.isIntOrFloat() || bytes < 1)
       return TargetInfo::loadSharedRun(b, loc, buffer, index, elem, count);
-    SmallVector<Value> out;
+    SmallVector<Value> indices{index}, out;
+    for (int64_t k = 1; k < count; ++k)
+      indices.push_back(arith::AddIOp::create(b, loc, index, LLVM::ConstantOp::create(b, loc, index.getType(), k)));
     for (int64_t k = 0; k < count; k += per) {
-      SmallVector<Value> indices{k ? Value(arith::AddIOp::create(b, loc, index, LLVM::ConstantOp::create(
-                                                                                   b, loc, index.getType(), int64_t(k))))
-                                   : index};
-      for (int64_t j = 1; j < per; ++j)
-        indices.push_back(indices.front()); // (loadRun reads only the first)
-      SmallVector<Value> run = loadRun(b, loc, buffer, indices, elem);
+      SmallVector<Value> run = loadRun(b, loc, buffer, ArrayRef<Value>(indices).slice(k, per), elem);
       out.append(run.begin(), run.end());
     }
     return out;
