@@ -1530,15 +1530,16 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                           "and stages their readers release (every operand by tensor copy, "
                           "tensor-copy-release=mbarrier)");
 
-    // This thread's rows are rowBase + T i (i < reps: T threads down the rows, without a
-    // subgroup grid or on an FMA accumulator's, fmaAccumulatorSplit). Then a is staged
-    // transposed, its rows permuted so that each thread's are neighbours: a[r][k] at
-    // k * ldT + (r % T) * reps + r / T, and a k step reads them as one run (16-byte loads where
-    // the target has them) instead of one load per row. Rows of ldT = M + 4 keep those runs
-    // 16-byte aligned. Otherwise a is staged row-major.
+    // This thread's rows are rowBase + T i (i < reps: T threads down the rows) and its columns
+    // runs of vec from colBase, a multiple of vec, where the accumulator has no subgroup grid or
+    // has an FMA accumulator's (fmaAccumulatorSplit): `blocked`. Then a is staged transposed, its
+    // rows permuted so that each thread's are neighbours: a[r][k] at k * ldT + (r % T) * reps +
+    // r / T, and a k step reads them as one run (16-byte loads where the target has them)
+    // instead of one load per row. Rows of ldT = M + 4 keep those runs 16-byte aligned.
+    // Otherwise a is staged row-major.
     const int64_t T = lc.threadsPer[0], reps = lc.reps[0], ldT = M + 4;
-    const bool fmaGrid = lw.fmaShapes.count({M, N}) > 0;
-    const bool transposedA = (!lc.hasWarpGrid() || fmaGrid) && lc.size(0) == 1 && reps >= 2;
+    const bool blocked = !lc.hasWarpGrid() || lw.fmaShapes.count({M, N});
+    const bool transposedA = blocked && lc.size(0) == 1 && reps >= 2;
     const BlockedLayout la = lw.layoutOf(aType);
     auto permutedT = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
       auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
@@ -1553,7 +1554,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // per vector.
     const BlockedLayout lb = lw.layoutOf(bType);
     const int64_t vecB = std::min<int64_t>({4, lb.vec, lc.vec});
-    const bool vectorB = lw.target.wantsVectorArrays() && !transB && vecB >= 2 && N % vecB == 0 && (!lc.hasWarpGrid() || fmaGrid);
+    const bool vectorB = lw.target.wantsVectorArrays() && blocked && !transB && vecB >= 2 && N % vecB == 0;
     const Type bVector = VectorType::get({vecB}, accElem);
     // Stage a and b (K x N, also when it comes as N x K) in the accumulator's type (floats
     // widened exactly, i8 sign-extended); a loop-invariant operand once, before the loop
@@ -1592,7 +1593,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // and b's columns, runs of the layout's vec from colBase, a multiple of it (k steps N apart).
     // Each run's first index is then a multiple of its length.
     const int64_t runA = transposedA && ldT % 4 == 0 ? std::min<int64_t>(reps, 4) : 1;
-    const int64_t runB = vectorB ? vecB : (!lc.hasWarpGrid() || fmaGrid) && N % lc.vec == 0 ? std::min<int64_t>(lc.vec, 4) : 1;
+    const int64_t runB = blocked && N % lc.vec == 0 ? std::min<int64_t>(lc.vec, 4) : 1;
 
     // k in steps of `unroll`, each step's products in increasing k (the canonical order in
     // portable mode is unchanged).

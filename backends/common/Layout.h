@@ -203,6 +203,7 @@ inline int64_t mmaWarpCols(llvm::ArrayRef<int64_t> shape, int64_t threads, int64
 struct FmaSplit {
   int64_t across = 0, warpCols = 0;
   bool operator==(const FmaSplit &) const = default;
+  explicit operator bool() const { return across || warpCols; } // another split than the plain one
 };
 /// The layout of that split (BlockedLayout::get with `across` threads along the columns, and
 /// the subgroup grid where warpCols is set).

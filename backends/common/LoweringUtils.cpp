@@ -112,21 +112,24 @@ void TileLowering::storeShared(OpBuilder &b, Location loc, const SharedBuffer &b
   target.storeShared(b, loc, buf.handle, index, value);
 }
 
-Value TileLowering::loadShared(OpBuilder &b, Location loc, const SharedBuffer &buf, Value index, Type elem) const {
-  Value v = target.loadShared(b, loc, buf.handle, index, buf.storedType);
-  if (elem == buf.storedType)
+/// A value read from shared memory as `stored`, narrowed back to `elem` (exact: it came from one).
+static Value narrowFromShared(OpBuilder &b, Location loc, Value v, Type elem, Type stored) {
+  if (elem == stored)
     return v;
   if (isa<FloatType>(elem))
-    return arith::TruncFOp::create(b, loc, elem, v); // exact: the value came from `elem`
+    return arith::TruncFOp::create(b, loc, elem, v);
   return arith::TruncIOp::create(b, loc, elem, v);
+}
+
+Value TileLowering::loadShared(OpBuilder &b, Location loc, const SharedBuffer &buf, Value index, Type elem) const {
+  return narrowFromShared(b, loc, target.loadShared(b, loc, buf.handle, index, buf.storedType), elem, buf.storedType);
 }
 
 SmallVector<Value> TileLowering::loadSharedRun(OpBuilder &b, Location loc, const SharedBuffer &buf, Value index,
                                               Type elem, int64_t count) const {
   SmallVector<Value> out = target.loadSharedRun(b, loc, buf.handle, index, buf.storedType, count);
-  if (elem != buf.storedType)
-    for (Value &v : out)
-      v = isa<FloatType>(elem) ? Value(arith::TruncFOp::create(b, loc, elem, v)) : Value(arith::TruncIOp::create(b, loc, elem, v));
+  for (Value &v : out)
+    v = narrowFromShared(b, loc, v, elem, buf.storedType);
   return out;
 }
 

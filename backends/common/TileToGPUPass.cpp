@@ -321,15 +321,16 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
         lowering.mmaShapes[shape] = cols;
     });
   // Accumulators left to the FMA path split their threads so that each k step loads the fewest
-  // values, then the fewest bytes (fmaAccumulatorSplit), unless the kernel reduces a tile (the reductions and the
-  // row statistics they make follow the plain split) or option fma-layout is off.
+  // values, then the fewest bytes (fmaAccumulatorSplit), unless the kernel reduces a tile (the
+  // reductions and the row statistics they make follow the plain split) or option fma-layout
+  // is off.
   if (lowering.fmaLayout && !reduces)
     func.walk([&](tile::DotOp dot) {
       auto c = cast<RankedTensorType>(dot.getType());
       std::vector<int64_t> shape(c.getShape().begin(), c.getShape().end());
       if (lowering.mmaShapes.count(shape))
         return;
-      if (FmaSplit split = fmaAccumulatorSplit(shape, threads, maxVec, target.subgroupSize()); split.across || split.warpCols)
+      if (FmaSplit split = fmaAccumulatorSplit(shape, threads, maxVec, target.subgroupSize()))
         lowering.fmaShapes[shape] = split;
     });
   // The dots of each block, in order, and the warpgroup dots among them; a loop's are its body's.

@@ -520,7 +520,7 @@ public:
       return TargetInfo::loadSharedRun(b, loc, buffer, index, elem, count);
     SmallVector<Value> indices{index}, out;
     for (int64_t k = 1; k < count; ++k)
-      indices.push_back(arith::AddIOp::create(b, loc, index, LLVM::ConstantOp::create(b, loc, index.getType(), k)));
+      indices.push_back(arith::AddIOp::create(b, loc, index, arith::ConstantIntOp::create(b, loc, index.getType(), k)));
     for (int64_t k = 0; k < count; k += per) {
       SmallVector<Value> run = loadRun(b, loc, buffer, ArrayRef<Value>(indices).slice(k, per), elem);
       out.append(run.begin(), run.end());
