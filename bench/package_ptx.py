@@ -1,6 +1,7 @@
 """Lists, extracts or replaces the PTX of a kernel package's artifacts (docs/package-format.md,
 version 4), to time hand-edited machine code through the runtime as it launches the compiler's:
-    package_ptx.py PKG                      list the artifacts (index, target, chip, variant, bytes)
+    package_ptx.py PKG                      list the artifacts (index, target, chip, variant, threads,
+                                            shared memory, bytes)
     package_ptx.py PKG get I OUT.ptx        write artifact I's PTX
     package_ptx.py PKG put I IN.ptx OUT     write a copy of PKG with artifact I's PTX replaced
 The checksum is recomputed; nothing else changes."""
@@ -42,7 +43,9 @@ def artifacts(data):
             chip = data[cs:cs + cn].decode()
             r.u(4); r.u(4)
             r.blob()  # entry point
-            r.u(12); r.u(4); r.u(4)
+            block = [r.u(4) for _ in range(3)]
+            shared = r.u(4)
+            r.u(4)
             code = r.blob()
             maps = r.u(4)
             for _ in range(maps):
@@ -56,7 +59,7 @@ def artifacts(data):
                 if version >= 4:
                     r.u(4)
             found.append({"target": "ptx" if target == 1 else "spirv", "chip": chip, "code": code, "maps": maps,
-                          "divisible": divisible})
+                          "divisible": divisible, "threads": block[0] * block[1] * block[2], "shared": shared})
     return found
 
 
@@ -72,7 +75,8 @@ def main():
     arts = artifacts(data)
     if len(sys.argv) == 2:
         for i, a in enumerate(arts):
-            print(i, a["target"], a["chip"], f"maps={a['maps']}", f"divisible={a['divisible']}", f"{a['code'][1]} bytes")
+            print(i, a["target"], a["chip"], f"maps={a['maps']}", f"divisible={a['divisible']}",
+                  f"threads={a['threads']}", f"shared={a['shared']}", f"{a['code'][1]} bytes")
         return
     i = int(sys.argv[3])
     start, n = arts[i]["code"]

@@ -132,6 +132,7 @@ struct StagedTile {
   Type storeAs = {};
   std::function<void(Value)> copy = nullptr; // issues the copies into the array at the insertion point
   int64_t unit = 1;
+  Value offset = {}; // added to every index (elements): the half of an array in halves
 };
 
 /// A shared-memory array of `count` elements of `elem` (a scalar, as it is, 16-bit too, or a
@@ -177,15 +178,18 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
         return arith::BitcastOp::create(x, xl, elem, v);
       return isa<FloatType>(elem) ? Value(arith::ExtFOp::create(x, xl, elem, v)) : Value(arith::ExtSIOp::create(x, xl, elem, v));
     };
-    auto store = [&lw, buf, &widen](OpBuilder &x, Location xl, Value idx, Value v) {
-      lw.target.storeShared(x, xl, buf, idx, widen(x, xl, v));
+    auto shifted = [&t](OpBuilder &x, Location xl, Value idx) -> Value {
+      return t.offset ? Value(arith::AddIOp::create(x, xl, idx, t.offset)) : idx;
+    };
+    auto store = [&lw, buf, &widen, &shifted](OpBuilder &x, Location xl, Value idx, Value v) {
+      lw.target.storeShared(x, xl, buf, shifted(x, xl, idx), widen(x, xl, v));
     };
     if (t.unit > 1) { // each run of `unit` elements as one vector, at its first element's index / unit
       assert(l.vec % t.unit == 0 && "a vector store spans runs");
       forOwners(w, wl, lw, l, [&](OpBuilder &x, Location xl) {
         Value base = t.index ? Value() : lw.threadLinear(x, xl, l, t.coef);
         for (int64_t e = 0; e < l.perThread(); e += t.unit) {
-          Value idx = t.index ? t.index(x, xl, e) : elementIndex(x, xl, lw, l, t.coef, base, e);
+          Value idx = shifted(x, xl, t.index ? t.index(x, xl, e) : elementIndex(x, xl, lw, l, t.coef, base, e));
           idx = arith::ShRUIOp::create(x, xl, idx, lw.i32(x, xl, llvm::Log2_64(t.unit)));
           SmallVector<Value> run;
           for (int64_t v = 0; v < t.unit; ++v)
@@ -1559,15 +1563,43 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // Stage a and b (K x N, also when it comes as N x K) in the accumulator's type (floats
     // widened exactly, i8 sign-extended); a loop-invariant operand once, before the loop
     // (invariantLoop).
-    StagedTile stagedB{bType, adaptor.getB(), d.bCoef(), nullptr, 0, invariantLoop(op, op.getB()), accElem};
+    // In a loop, with option fma-halves, the operands that change in it are staged in two halves
+    // where both fit the target's limit for them, iteration t writing half t % 2 with one
+    // barrier, between its writes and its reads (lowerWithCoopMatrixLanes says why one is enough).
+    const int64_t aCount = transposedA ? K * ldT : M * K, bCount = K * N;
+    auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+    Operation *aBefore = invariantLoop(op, op.getA()), *bBefore = invariantLoop(op, op.getB());
+    const int64_t elemBytes = accElem.getIntOrFloatBitWidth() / 8, kAlign = 16;
+    const bool halves = lw.fmaHalves && loop && (!aBefore || !bBefore) &&
+                        (lw.sharedBytes + kAlign - 1) / kAlign * kAlign + kAlign +
+                                ((aBefore ? 1 : 2) * aCount + (bBefore ? 1 : 2) * bCount) * elemBytes <=
+                            lw.target.fmaHalvesLimit();
+    Value aHalf, bHalf; // where this iteration's half starts (elements), for an operand in halves
+    if (halves) {
+      {
+        OpBuilder::InsertionGuard guard(r);
+        r.setInsertionPoint(loop);
+        lw.barrier(r, loc); // the reads of an earlier run of the loop (inside an outer loop) are done
+      }
+      Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, loop.getInductionVar(), loop.getLowerBound()),
+                                       loop.getStep());
+      Value parity = arith::AndIOp::create(r, loc, t, lw.i32(r, loc, 1));
+      if (!aBefore)
+        aHalf = arith::MulIOp::create(r, loc, parity, lw.i32(r, loc, aCount));
+      if (!bBefore)
+        bHalf = arith::MulIOp::create(r, loc, parity, lw.i32(r, loc, bCount));
+    }
+    StagedTile stagedA{aType, adaptor.getA(), {K, 1}, transposedA ? std::function<Value(OpBuilder &, Location, int64_t)>(permutedT) : nullptr,
+                       (aHalf ? 2 : 1) * aCount, aBefore, accElem};
+    StagedTile stagedB{bType, adaptor.getB(), d.bCoef(), nullptr, (bHalf ? 2 : 1) * bCount, bBefore, accElem};
+    stagedA.offset = aHalf;
+    stagedB.offset = bHalf;
     if (vectorB)
       stagedB.unit = vecB;
-    SmallVector<Value> staged = stageTiles(
-        r, loc, lw,
-        {{aType, adaptor.getA(), {K, 1}, transposedA ? std::function<Value(OpBuilder &, Location, int64_t)>(permutedT) : nullptr,
-          transposedA ? K * ldT : 0, invariantLoop(op, op.getA()), accElem},
-         stagedB});
+    SmallVector<Value> staged = stageTiles(r, loc, lw, {stagedA, stagedB}, /*asyncReaders=*/false, kAlign,
+                                           /*leadingBarrier=*/!halves);
     const SharedBuffer sa{staged[0], accElem}, sb{staged[1], accElem};
+    auto inHalf = [&](Value half, Value v) -> Value { return half ? Value(arith::AddIOp::create(r, loc, v, half)) : v; };
 
     // This thread's distinct rows and columns of the result, and which each element uses.
     const int64_t n = lc.perThread();
@@ -1582,12 +1614,14 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // whose k steps are ldT apart); b: the column.
     SmallVector<Value> rowStart(rowOf.size()), colStart(colOf.size());
     for (auto [coord, i] : rowOf)
-      rowStart[i] = transposedA ? Value(arith::AddIOp::create(r, loc, arith::MulIOp::create(r, loc, rowBase, lw.i32(r, loc, reps)),
-                                                              lw.i32(r, loc, coord / T)))
-                                : arith::MulIOp::create(r, loc, arith::AddIOp::create(r, loc, rowBase, lw.i32(r, loc, coord)),
-                                                        lw.i32(r, loc, K));
+      rowStart[i] = inHalf(aHalf, transposedA ? Value(arith::AddIOp::create(
+                                                    r, loc, arith::MulIOp::create(r, loc, rowBase, lw.i32(r, loc, reps)),
+                                                    lw.i32(r, loc, coord / T)))
+                                              : arith::MulIOp::create(r, loc,
+                                                                      arith::AddIOp::create(r, loc, rowBase, lw.i32(r, loc, coord)),
+                                                                      lw.i32(r, loc, K)));
     for (auto [coord, i] : colOf)
-      colStart[i] = arith::AddIOp::create(r, loc, colBase, lw.i32(r, loc, coord));
+      colStart[i] = inHalf(bHalf, arith::AddIOp::create(r, loc, colBase, lw.i32(r, loc, coord)));
     // Neighbouring values a k step reads in one access (TileLowering::loadSharedRun), up to 4:
     // transposed a's rows of the thread (rowStart[i] = rowBase * reps + i, k steps ldT apart),
     // and b's columns, runs of the layout's vec from colBase, a multiple of it (k steps N apart).
@@ -1598,7 +1632,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // k in steps of `unroll`, each step's products in increasing k (the canonical order in
     // portable mode is unchanged).
     const int64_t unroll = std::min<int64_t>(K, 8);
-    auto loop = scf::ForOp::create(
+    auto kLoop = scf::ForOp::create(
         r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, unroll), adaptor.getAcc(),
         [&](OpBuilder &b, Location l, Value k0, ValueRange carried) {
           SmallVector<Value> acc(carried.begin(), carried.end());
@@ -1640,7 +1674,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
           }
           scf::YieldOp::create(b, l, acc);
         });
-    r.replaceOpWithMultiple(op, {ValueRange(loop.getResults())});
+    r.replaceOpWithMultiple(op, {ValueRange(kLoop.getResults())});
     return success();
   }
   const TileLowering &lowering;

@@ -97,6 +97,9 @@ public:
   /// without fewer of its programs fitting on a multiprocessor; 0 where the target stores such
   /// tiles as they lie.
   virtual int64_t storeStagingBytes(int64_t /*sharedBytes*/, int64_t /*threads*/) const { return 0; }
+  /// The shared memory a kernel may reach with an FMA-path dot's operands staged in two halves
+  /// (option fma-halves); 0: never in halves.
+  virtual int64_t fmaHalvesLimit() const { return 0; }
 
   /// Asynchronous copies from a buffer into shared memory (NVIDIA's cp.async, sm_80+), which
   /// let a dot's operands for later loop iterations arrive while this one computes. A copy

@@ -163,6 +163,9 @@ struct TileLowering {
   bool waitBeforeCopies = false;
   /// Option fma-layout: accumulators on the FMA path take fmaShapes' split.
   bool fmaLayout = true;
+  /// Option fma-halves: FMA-path dots in a loop stage the operands that change in it in two
+  /// halves, one barrier an iteration (DotLowering).
+  bool fmaHalves = false;
   std::map<mlir::Operation *, bool> pingpongDots;
   /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn
   /// holds them all: no barrier before a joining dot, none passed after a dot the next joins.

@@ -171,7 +171,7 @@ struct TensorCopyOptions {
   bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
   enum class Producer { Off, Auto, On } producer = Producer::Auto;
   bool asyncCopyFence = true, copiesAfterMma = true, storeStaging = true, waitBeforeCopies = false;
-  bool fmaLayout = true;
+  bool fmaLayout = true, fmaHalves = false;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
@@ -269,6 +269,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.storeStaging = copies.storeStaging;
   lowering.waitBeforeCopies = copies.waitBeforeCopies;
   lowering.fmaLayout = copies.fmaLayout;
+  lowering.fmaHalves = copies.fmaHalves;
   lowering.maxVec = maxVec;
   lowering.uniformRuns = std::move(uniformRuns);
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
@@ -525,7 +526,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
                                    warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma,
-                                   storeStaging,      waitBeforeCopies, fmaLayout};
+                                   storeStaging,      waitBeforeCopies, fmaLayout,               fmaHalves};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

@@ -446,6 +446,9 @@ public:
 
   // The programs that fit on a multiprocessor by threads and by shared memory (each program's
   // 1 KiB reserve on top), and what each may have at that count.
+  // Halves stay within static shared memory (48 KiB).
+  int64_t fmaHalvesLimit() const override { return kStaticSharedLimit; }
+
   int64_t storeStagingBytes(int64_t sharedBytes, int64_t threads) const override {
     const int64_t perProcessor = sm_ >= 90                 ? 228 * 1024
                                  : sm_ == 80 || sm_ == 87 ? 164 * 1024

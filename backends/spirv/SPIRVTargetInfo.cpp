@@ -163,6 +163,9 @@ public:
   }
 
   bool wantsVectorArrays() const override { return true; }
+  // What NVIDIA's Vulkan driver gives a workgroup (48 KiB) where subgroups have 32 lanes, else
+  // lavapipe's 32 KiB.
+  int64_t fmaHalvesLimit() const override { return subgroupSize() >= 32 ? 48 * 1024 : 32 * 1024; }
 
   Value loadShared(OpBuilder &b, Location loc, Value buffer, Value index, Type elem) const override {
     return loadElement(b, loc, buffer, index, elem);

@@ -554,6 +554,43 @@ TEST_CASE("an FMA-path dot on a subgroup grid (fma-layout, 32-lane subgroups) is
       checkMatmul<float, float>(mode, s, 64, 256, 16, false, 8, 32);
 }
 
+TEST_CASE("an FMA-path dot staged in halves (fma-halves) meets one barrier a k step and is right on every device") {
+  // The k loop of 64 x 256 x 16 on 8 warps: its staging between two barriers, or (option
+  // fma-halves) in two halves, iteration t writing half t % 2, with one barrier between its
+  // writes and its reads.
+  auto barriersInLoop = [](const std::string &ptx) {
+    // The user's k loop: the branch back to the earliest label from past the last multiply-add.
+    const size_t lastFma = ptx.rfind("fma.rn.f32");
+    REQUIRE(lastFma != std::string::npos);
+    size_t header = std::string::npos, back = std::string::npos;
+    for (size_t at = ptx.find("bra", lastFma); at != std::string::npos; at = ptx.find("bra", at + 3)) {
+      const size_t name = ptx.find("$L__BB", at), end = ptx.find(';', name);
+      const size_t label = ptx.find(ptx.substr(name, end - name) + ":");
+      if (label < lastFma && label < header)
+        header = label, back = at;
+    }
+    REQUIRE(header != std::string::npos);
+    return count(ptx.substr(header, back - header), "bar.sync");
+  };
+  auto ptxOf = [] {
+    return ptxText(require(compileArtifact(require(traceMatmul<float, float>(64, 256, 16, Numerics::Fast, 8), "trace"),
+                                           nvptxTarget("sm_90")),
+                           "compile"));
+  };
+  CHECK(barriersInLoop(ptxOf()) == 2);
+  ::setenv("TESSERA_FMA_HALVES", "1", 1);
+  CHECK(barriersInLoop(ptxOf()) == 1);
+  // Ragged shapes with odd and even trip counts, both modes, f32 and i8, B as it comes and
+  // stored N x K (sizes within lavapipe's 32 KiB for both halves).
+  for (Numerics mode : {Numerics::Portable, Numerics::Fast})
+    for (Shape s : {Shape{100, 130, 40}, Shape{64, 64, 16}, Shape{33, 70, 200}}) {
+      checkMatmul<float, float>(mode, s, 64, 64, 16);
+      checkMatmul<float, float>(mode, s, 32, 32, 16, true);
+      checkMatmul<int8_t, int32_t>(mode, s, 32, 16, 32);
+    }
+  ::unsetenv("TESSERA_FMA_HALVES");
+}
+
 TEST_CASE("the interpreter runs tile.dot with transpose_b: b is N x K") {
   const char *ir = R"(
 func.func @k(%a: !tile.ptr<f32> {tile.name = "a"}, %b: !tile.ptr<f32> {tile.name = "b"}, %c: !tile.ptr<f32> {tile.name = "c"})
