@@ -1543,19 +1543,8 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // Otherwise a is staged row-major.
     const int64_t T = lc.threadsPer[0], reps = lc.reps[0], ldT = M + 4;
     const bool blocked = !lc.hasWarpGrid() || lw.fmaShapes.count({M, N});
+    const bool transposedA = blocked && lc.size(0) == 1 && reps >= 2;
     const BlockedLayout la = lw.layoutOf(aType);
-    // k in steps of `unroll`, each step's products in increasing k (the canonical order in
-    // portable mode is unchanged).
-    const int64_t unroll = std::min<int64_t>(K, 8);
-    // Where the target reads shared memory wide only from arrays of vectors (SPIR-V), a is staged
-    // row-major in vectors of 4 along k instead (rows of ldV = K + 4, so that the rows a subgroup
-    // reads at once fall in different banks), where its runs come in 4s: each run one store, and
-    // each of the thread's rows one load per 4 k steps. Transposed staging would write each value
-    // alone there.
-    const int64_t ldV = K + 4;
-    const bool vectorA = lw.target.wantsVectorArrays() && blocked && lc.size(0) == 1 && la.vec % 4 == 0 && K % 4 == 0 &&
-                         unroll % 4 == 0;
-    const bool transposedA = !vectorA && blocked && lc.size(0) == 1 && reps >= 2;
     auto permutedT = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
       auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
       Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
@@ -1577,7 +1566,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // In a loop, with option fma-halves, the operands that change in it are staged in two halves
     // where both fit the target's limit for them, iteration t writing half t % 2 with one
     // barrier, between its writes and its reads (lowerWithCoopMatrixLanes says why one is enough).
-    const int64_t aCount = transposedA ? K * ldT : vectorA ? M * ldV : M * K, bCount = K * N;
+    const int64_t aCount = transposedA ? K * ldT : M * K, bCount = K * N;
     auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
     Operation *aBefore = invariantLoop(op, op.getA()), *bBefore = invariantLoop(op, op.getB());
     const int64_t elemBytes = accElem.getIntOrFloatBitWidth() / 8, kAlign = 16;
@@ -1600,15 +1589,11 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
       if (!bBefore)
         bHalf = arith::MulIOp::create(r, loc, parity, lw.i32(r, loc, bCount));
     }
-    StagedTile stagedA{aType,       adaptor.getA(),
-                       {vectorA ? ldV : K, 1},
-                       transposedA ? std::function<Value(OpBuilder &, Location, int64_t)>(permutedT) : nullptr,
+    StagedTile stagedA{aType, adaptor.getA(), {K, 1}, transposedA ? std::function<Value(OpBuilder &, Location, int64_t)>(permutedT) : nullptr,
                        (aHalf ? 2 : 1) * aCount, aBefore, accElem};
     StagedTile stagedB{bType, adaptor.getB(), d.bCoef(), nullptr, (bHalf ? 2 : 1) * bCount, bBefore, accElem};
     stagedA.offset = aHalf;
     stagedB.offset = bHalf;
-    if (vectorA)
-      stagedA.unit = 4;
     if (vectorB)
       stagedB.unit = vecB;
     SmallVector<Value> staged = stageTiles(r, loc, lw, {stagedA, stagedB}, /*asyncReaders=*/false, kAlign,
@@ -1626,7 +1611,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     }
     Value rowBase = lw.threadOffset(r, loc, lc, 0), colBase = lw.threadOffset(r, loc, lc, 1);
     // Where row i's values start: a: its row * K (transposed: the thread's run, rowBase * reps + i,
-    // whose k steps are ldT apart; in vectors: its row * ldV); b: the column.
+    // whose k steps are ldT apart); b: the column.
     SmallVector<Value> rowStart(rowOf.size()), colStart(colOf.size());
     for (auto [coord, i] : rowOf)
       rowStart[i] = inHalf(aHalf, transposedA ? Value(arith::AddIOp::create(
@@ -1634,7 +1619,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                                                     lw.i32(r, loc, coord / T)))
                                               : arith::MulIOp::create(r, loc,
                                                                       arith::AddIOp::create(r, loc, rowBase, lw.i32(r, loc, coord)),
-                                                                      lw.i32(r, loc, vectorA ? ldV : K)));
+                                                                      lw.i32(r, loc, K)));
     for (auto [coord, i] : colOf)
       colStart[i] = inHalf(bHalf, arith::AddIOp::create(r, loc, colBase, lw.i32(r, loc, coord)));
     // Neighbouring values a k step reads in one access (TileLowering::loadSharedRun), up to 4:
@@ -1644,21 +1629,14 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     const int64_t runA = transposedA && ldT % 4 == 0 ? std::min<int64_t>(reps, 4) : 1;
     const int64_t runB = blocked && N % lc.vec == 0 ? std::min<int64_t>(lc.vec, 4) : 1;
 
-    const Type aVector = VectorType::get({4}, accElem);
+    // k in steps of `unroll`, each step's products in increasing k (the canonical order in
+    // portable mode is unchanged).
+    const int64_t unroll = std::min<int64_t>(K, 8);
     auto kLoop = scf::ForOp::create(
         r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, unroll), adaptor.getAcc(),
         [&](OpBuilder &b, Location l, Value k0, ValueRange carried) {
           SmallVector<Value> acc(carried.begin(), carried.end());
-          SmallVector<Value> aRows; // vectorA: each row's 4 values from k0 + u - u % 4 on
           for (int64_t u = 0; u < unroll; ++u) {
-            if (vectorA && u % 4 == 0) {
-              aRows.clear();
-              for (Value start : rowStart) {
-                Value at = arith::AddIOp::create(b, l, start, arith::AddIOp::create(b, l, k0, lw.i32(b, l, u)));
-                aRows.push_back(lw.target.loadShared(b, l, sa.handle, arith::ShRUIOp::create(b, l, at, lw.i32(b, l, 2)),
-                                                     aVector));
-              }
-            }
             Value k = u ? Value(arith::AddIOp::create(b, l, k0, lw.i32(b, l, u))) : k0;
             SmallVector<Value> av, bv;
             Value kA = transposedA ? Value(arith::MulIOp::create(b, l, k, lw.i32(b, l, ldT))) : k;
@@ -1673,11 +1651,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                   into.append(lw.loadSharedRun(b, l, buf, at, accElem, run));
               }
             };
-            if (vectorA)
-              for (Value row : aRows)
-                av.push_back(vector::ExtractOp::create(b, l, row, ArrayRef<int64_t>{u % 4}));
-            else
-              loadRuns(sa, rowStart, kA, runA, av);
+            loadRuns(sa, rowStart, kA, runA, av);
             if (vectorB) // b's vectors: element i of run j at vector (kN + colStart[j]) / vecB
               for (size_t i = 0; i < colStart.size(); i += size_t(vecB)) {
                 Value at = arith::ShRUIOp::create(b, l, arith::AddIOp::create(b, l, colStart[i], kN),

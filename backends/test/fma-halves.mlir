@@ -3,8 +3,8 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90" | FileCheck %s --check-prefix=TWO
 
 // A dot on the FMA path in a loop, both operands loaded in it. With fma-halves each is staged in
-// an array of two halves (A: 16 rows of 16 + 4, twice, transposed on NVPTX; B: 16 x 16, twice;
-// both in vectors of 4 on SPIR-V), iteration t writing half t % 2, then one barrier before the reads; a barrier
+// an array of two halves (A transposed: 16 rows of 16 + 4, twice; B: 16 x 16, twice, in vectors
+// of 4 on SPIR-V), iteration t writing half t % 2, then one barrier before the reads; a barrier
 // before the loop ends the reads of an earlier run of it. Without the option the writes sit
 // between two barriers, in one array each.
 
@@ -21,7 +21,7 @@
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
 // SPIRV-LABEL: gpu.func @halves
-// SPIRV-DAG: memref.alloc() : memref<160xvector<4xf32>, #spirv.storage_class<Workgroup>>
+// SPIRV-DAG: memref.alloc() : memref<640xf32, #spirv.storage_class<Workgroup>>
 // SPIRV-DAG: memref.alloc() : memref<128xvector<4xf32>, #spirv.storage_class<Workgroup>>
 // SPIRV: gpu.barrier
 // SPIRV-NEXT: scf.for

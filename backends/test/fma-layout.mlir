@@ -8,9 +8,8 @@
 // the thread's rows side by side) and 2 of B, each one 16-byte load, for 64 multiply-adds; the
 // subgroups lie on a 2 x 4 grid, each 4 x 8 lanes (LayoutTests). The plain split
 // (fma-layout=false) gives a thread 16 rows and 4 columns: 4 loads of A and 1 of B. SPIR-V's
-// workgroup arrays are typed, so both are staged there in vectors of 4, one store per run: B as
-// it comes (one load per run of a k step), A row-major in rows of 16 + 4 (each of the thread's 8
-// rows one load per 4 k steps).
+// workgroup arrays are typed, so B is staged there as vectors of 4 (one store per run, one load
+// per run of a k step); A, written transposed element by element, is read a value at a time.
 
 // CHECK-LABEL: gpu.func @fma
 // CHECK: scf.for
@@ -26,16 +25,10 @@
 // PLAIN-COUNT-64: math.fma
 // SPIRV-LABEL: gpu.func @fma
 // SPIRV: %[[B:.*]] = memref.alloc() : memref<1024xvector<4xf32>, #spirv.storage_class<Workgroup>>
-// SPIRV: %[[A:.*]] = memref.alloc() : memref<320xvector<4xf32>, #spirv.storage_class<Workgroup>>
-// SPIRV: memref.store %{{.*}}, %[[A]][%{{.*}}] : memref<320xvector<4xf32>
-// SPIRV-NOT: memref.store %{{.*}}, %[[A]]
 // SPIRV-COUNT-4: memref.store %{{.*}}, %[[B]][%{{.*}}] : memref<1024xvector<4xf32>
 // SPIRV: scf.for
-// SPIRV-COUNT-8: memref.load %[[A]][%{{.*}}] : memref<320xvector<4xf32>
+// SPIRV-COUNT-8: memref.load {{.*}} : memref<1088xf32, #spirv.storage_class<Workgroup>>
 // SPIRV-COUNT-2: memref.load %[[B]][%{{.*}}] : memref<1024xvector<4xf32>
-// SPIRV-COUNT-64: math.fma
-// SPIRV-COUNT-2: memref.load %[[B]][%{{.*}}] : memref<1024xvector<4xf32>
-// SPIRV-NOT: memref.load %[[A]]
 // SPIRV: math.fma
 func.func @fma(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32>)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {

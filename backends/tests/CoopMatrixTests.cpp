@@ -46,10 +46,10 @@ TEST_CASE("fast f16 dots on the chip vulkan1.3+coopmat run on cooperative matric
   CHECK(countOps(words, kOpCapability, kCapCoopMatrix) == 1);
   CHECK(countOps(words, kOpMulAdd) == 32 / 16); // one per 16-deep step of the block loop
   // A and B staged as f16 and the accumulator as f32 (64x32 + 32x64 halves, 64x64 floats),
-  // where the FMA path stages A in rows of 32 + 4 floats (SPIR-V's vectors along k) and B as
-  // f32; the rest of the kernel's shared memory is the same.
+  // where the FMA path stages A transposed in rows of 64 + 4 floats and B as f32; the rest of
+  // the kernel's shared memory is the same.
   CHECK(int64_t(coop.sharedMemBytes) - int64_t(plain.sharedMemBytes) ==
-        (64 * 32 + 32 * 64) * 2 + 64 * 64 * 4 - (64 * (32 + 4) + 32 * 64) * 4);
+        (64 * 32 + 32 * 64) * 2 + 64 * 64 * 4 - (32 * (64 + 4) + 32 * 64) * 4);
   CHECK(countOps(spirvWords(plain), kOpCapability, kCapCoopMatrix) == 0);
   CHECK(spirvWords(plain)[1] < 0x00010400u);
 
