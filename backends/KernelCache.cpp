@@ -56,6 +56,7 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
       {"TESSERA_STORE_STAGING", "store-staging"},
       {"TESSERA_FMA_LAYOUT", "fma-layout"},
       {"TESSERA_FMA_HALVES", "fma-halves"},
+      {"TESSERA_FMA_ASYNC_COPIES", "fma-async-copies"},
       {"TESSERA_WAIT_BEFORE_COPIES", "wait-before-copies"},
       {"TESSERA_SPECIALIZE_SIZES", "specialize-sizes"}};
   for (auto [variable, name] : kCompiling)

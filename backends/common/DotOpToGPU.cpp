@@ -250,8 +250,8 @@ tile::LoadOp directLoad(tile::DotOp dot, Value operand, const std::function<bool
   if (!load || !load->hasOneUse() || load->getBlock() != dot->getBlock())
     return {};
   auto type = cast<RankedTensorType>(load.getType());
-  if (!type.getElementType().isIntOrFloat() || type.getElementType().getIntOrFloatBitWidth() != 16 ||
-      type.getRank() != 2 || type.getDimSize(1) % 8)
+  const int64_t bits = type.getElementType().isIntOrFloat() ? type.getElementType().getIntOrFloatBitWidth() : 0;
+  if ((bits != 16 && bits != 32) || type.getRank() != 2 || (type.getDimSize(1) * bits) % 128)
     return {};
   for (Value v : {load.getOffsets(), load.getMask(), load.getOther()}) {
     int budget = Rematerializer::kBudget;
@@ -1543,7 +1543,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // Otherwise a is staged row-major.
     const int64_t T = lc.threadsPer[0], reps = lc.reps[0], ldT = M + 4;
     const bool blocked = !lc.hasWarpGrid() || lw.fmaShapes.count({M, N});
-    const bool transposedA = blocked && lc.size(0) == 1 && reps >= 2;
+    const bool transposedT = blocked && lc.size(0) == 1 && reps >= 2; // (unless copied, below)
     const BlockedLayout la = lw.layoutOf(aType);
     auto permutedT = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
       auto c = [&](int64_t v) { return lw.i32(x, xl, v); };
@@ -1563,14 +1563,38 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // Stage a and b (K x N, also when it comes as N x K) in the accumulator's type (floats
     // widened exactly, i8 sign-extended); a loop-invariant operand once, before the loop
     // (invariantLoop).
-    // In a loop, with option fma-halves, the operands that change in it are staged in two halves
-    // where both fit the target's limit for them, iteration t writing half t % 2 with one
-    // barrier, between its writes and its reads (lowerWithCoopMatrixLanes says why one is enough).
-    const int64_t aCount = transposedA ? K * ldT : M * K, bCount = K * N;
+    // In a loop, the operands that change in it are staged in two halves where both fit the
+    // target's limit for them and option fma-halves asks (auto: where the target prefers it),
+    // iteration t writing half t % 2 with one barrier, between its writes and its reads
+    // (lowerWithCoopMatrixLanes says why one is enough).
     auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
     Operation *aBefore = invariantLoop(op, op.getA()), *bBefore = invariantLoop(op, op.getB());
     const int64_t elemBytes = accElem.getIntOrFloatBitWidth() / 8, kAlign = 16;
-    const bool halves = lw.fmaHalves && loop && (!aBefore || !bBefore) &&
+    // Operands copied as they lie from their buffers (planDotStaging: option fma-async-copies),
+    // `stages` deep: A row-major in rows of ldA = K + 4 (the rows a subgroup reads at once fall in
+    // different banks), B as it comes; an operand from registers is written there the same way.
+    // Each of a thread's rows of A is then read 4 k steps at a time.
+    const int64_t ldA = K + 4;
+    tile::LoadOp direct[2];
+    int64_t stages = 1;
+    if (auto plan = lw.dotStaging.find(op.getOperation()); plan != lw.dotStaging.end() && loop && !transB && K % 4 == 0) {
+      for (int i = 0; i < 2; ++i)
+        direct[i] = dyn_cast_or_null<tile::LoadOp>(plan->second.direct[i]);
+      auto bytesWith = [&](int64_t s) {
+        return ((direct[0] ? s : 1) * M * ldA + (direct[1] ? s : 1) * K * N) * elemBytes + 2 * kAlign;
+      };
+      for (int64_t s : {3, 2})
+        if (s <= plan->second.maxStages && lw.sharedBytes + bytesWith(s) <= lw.target.fmaStagingLimit()) {
+          stages = s;
+          break;
+        }
+    }
+    const bool copied = stages > 1;
+    const bool rowMajorA = copied, transposedA = !copied && transposedT;
+    const int64_t aCount = transposedA ? K * ldT : rowMajorA ? M * ldA : M * K, bCount = K * N;
+    const bool wantHalves = lw.fmaHalves == TileLowering::FmaHalves::On ||
+                            (lw.fmaHalves == TileLowering::FmaHalves::Auto && lw.target.prefersFmaHalves());
+    const bool halves = !copied && wantHalves && loop && (!aBefore || !bBefore) &&
                         (lw.sharedBytes + kAlign - 1) / kAlign * kAlign + kAlign +
                                 ((aBefore ? 1 : 2) * aCount + (bBefore ? 1 : 2) * bCount) * elemBytes <=
                             lw.target.fmaHalvesLimit();
@@ -1589,16 +1613,26 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
       if (!bBefore)
         bHalf = arith::MulIOp::create(r, loc, parity, lw.i32(r, loc, bCount));
     }
-    StagedTile stagedA{aType, adaptor.getA(), {K, 1}, transposedA ? std::function<Value(OpBuilder &, Location, int64_t)>(permutedT) : nullptr,
-                       (aHalf ? 2 : 1) * aCount, aBefore, accElem};
-    StagedTile stagedB{bType, adaptor.getB(), d.bCoef(), nullptr, (bHalf ? 2 : 1) * bCount, bBefore, accElem};
-    stagedA.offset = aHalf;
-    stagedB.offset = bHalf;
-    if (vectorB)
-      stagedB.unit = vecB;
-    SmallVector<Value> staged = stageTiles(r, loc, lw, {stagedA, stagedB}, /*asyncReaders=*/false, kAlign,
-                                           /*leadingBarrier=*/!halves);
-    const SharedBuffer sa{staged[0], accElem}, sb{staged[1], accElem};
+    Value sArrays[2];
+    if (copied) {
+      const int64_t sizes[2] = {aCount, bCount};
+      PipelinedStaging staged = stagePipelined(r, loc, lw, op, {adaptor.getA(), adaptor.getB()}, direct, sizes, {ldA, N}, stages);
+      sArrays[0] = staged.a, sArrays[1] = staged.b;
+      aHalf = direct[0] ? staged.aStart : Value(), bHalf = direct[1] ? staged.bStart : Value(); // (this iteration's stage)
+    } else {
+      StagedTile stagedA{aType, adaptor.getA(), {K, 1},
+                         transposedA ? std::function<Value(OpBuilder &, Location, int64_t)>(permutedT) : nullptr,
+                         (aHalf ? 2 : 1) * aCount, aBefore, accElem};
+      StagedTile stagedB{bType, adaptor.getB(), d.bCoef(), nullptr, (bHalf ? 2 : 1) * bCount, bBefore, accElem};
+      stagedA.offset = aHalf;
+      stagedB.offset = bHalf;
+      if (vectorB)
+        stagedB.unit = vecB;
+      SmallVector<Value> staged = stageTiles(r, loc, lw, {stagedA, stagedB}, /*asyncReaders=*/false, kAlign,
+                                             /*leadingBarrier=*/!halves);
+      sArrays[0] = staged[0], sArrays[1] = staged[1];
+    }
+    const SharedBuffer sa{sArrays[0], accElem}, sb{sArrays[1], accElem};
     auto inHalf = [&](Value half, Value v) -> Value { return half ? Value(arith::AddIOp::create(r, loc, v, half)) : v; };
 
     // This thread's distinct rows and columns of the result, and which each element uses.
@@ -1611,7 +1645,8 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     }
     Value rowBase = lw.threadOffset(r, loc, lc, 0), colBase = lw.threadOffset(r, loc, lc, 1);
     // Where row i's values start: a: its row * K (transposed: the thread's run, rowBase * reps + i,
-    // whose k steps are ldT apart); b: the column.
+    // whose k steps are ldT apart; copied: its row * ldA); b: the column. (Plus the iteration's
+    // half or stage.)
     SmallVector<Value> rowStart(rowOf.size()), colStart(colOf.size());
     for (auto [coord, i] : rowOf)
       rowStart[i] = inHalf(aHalf, transposedA ? Value(arith::AddIOp::create(
@@ -1619,7 +1654,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                                                     lw.i32(r, loc, coord / T)))
                                               : arith::MulIOp::create(r, loc,
                                                                       arith::AddIOp::create(r, loc, rowBase, lw.i32(r, loc, coord)),
-                                                                      lw.i32(r, loc, K)));
+                                                                      lw.i32(r, loc, rowMajorA ? ldA : K)));
     for (auto [coord, i] : colOf)
       colStart[i] = inHalf(bHalf, arith::AddIOp::create(r, loc, colBase, lw.i32(r, loc, coord)));
     // Neighbouring values a k step reads in one access (TileLowering::loadSharedRun), up to 4:
@@ -1636,7 +1671,14 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
         r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, unroll), adaptor.getAcc(),
         [&](OpBuilder &b, Location l, Value k0, ValueRange carried) {
           SmallVector<Value> acc(carried.begin(), carried.end());
+          SmallVector<SmallVector<Value>> aRows; // rowMajorA: each row's 4 values from k0 + u - u % 4 on
           for (int64_t u = 0; u < unroll; ++u) {
+            if (rowMajorA && u % 4 == 0) {
+              aRows.clear();
+              for (Value start : rowStart)
+                aRows.push_back(lw.loadSharedRun(
+                    b, l, sa, arith::AddIOp::create(b, l, start, arith::AddIOp::create(b, l, k0, lw.i32(b, l, u))), accElem, 4));
+            }
             Value k = u ? Value(arith::AddIOp::create(b, l, k0, lw.i32(b, l, u))) : k0;
             SmallVector<Value> av, bv;
             Value kA = transposedA ? Value(arith::MulIOp::create(b, l, k, lw.i32(b, l, ldT))) : k;
@@ -1651,7 +1693,11 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                   into.append(lw.loadSharedRun(b, l, buf, at, accElem, run));
               }
             };
-            loadRuns(sa, rowStart, kA, runA, av);
+            if (rowMajorA)
+              for (const SmallVector<Value> &row : aRows)
+                av.push_back(row[u % 4]);
+            else
+              loadRuns(sa, rowStart, kA, runA, av);
             if (vectorB) // b's vectors: element i of run j at vector (kN + colStart[j]) / vecB
               for (size_t i = 0; i < colStart.size(); i += size_t(vecB)) {
                 Value at = arith::ShRUIOp::create(b, l, arith::AddIOp::create(b, l, colStart[i], kN),
@@ -1729,8 +1775,14 @@ void planDotStaging(Operation *kernel, TileLowering &lw) {
   kernel->walk([&](tile::DotOp dot) {
     const DotShape d(dot);
     std::optional<TargetInfo::MmaShape> unit = lw.target.mmaShape(d.in, d.accElem);
-    if (!unit || d.K % unit->k || !lw.mmaShapes.count({d.M, d.N}))
+    if (!unit || d.K % unit->k || !lw.mmaShapes.count({d.M, d.N})) {
+      // An f32 dot on the FMA path, its operands copied as they lie (option fma-async-copies;
+      // DotLowering): A row-major, B as it comes (K x N).
+      if (lw.fmaAsyncCopies && !unit && d.in.isF32() && d.accElem.isF32() && !d.transB && d.K % 4 == 0)
+        if (std::optional<TileLowering::DotStaging> plan = stagingPlan(dot); plan && plan->maxStages > 1)
+          lw.dotStaging[dot.getOperation()] = *plan;
       return;
+    }
     std::optional<TileLowering::DotStaging> plan = stagingPlan(dot);
     if (!plan)
       return;

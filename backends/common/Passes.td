@@ -95,11 +95,16 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "The accumulator of a dot on the FMA path splits its threads between rows and columns "
            "so that each k step loads the fewest values of A and B (fmaAccumulatorThreads; "
            "TESSERA_FMA_LAYOUT=0 keeps the plain split, to measure)">,
-    Option<"fmaHalves", "fma-halves", "bool", /*default=*/"false",
+    Option<"fmaHalves", "fma-halves", "std::string", /*default=*/"\"auto\"",
            "A dot on the FMA path in a loop stages the operands that change in it in two halves, "
            "iteration t writing half t % 2, with one barrier an iteration instead of two, where both "
-           "halves fit the target's limit for them (TargetInfo::fmaHalvesLimit; "
-           "TESSERA_FMA_HALVES=1, to measure)">,
+           "halves fit the target's limit for them (TargetInfo::fmaHalvesLimit): on, off, or auto "
+           "(the default): on targets where that measured faster (NVPTX; TESSERA_FMA_HALVES=1|0 "
+           "for on|off)">,
+    Option<"fmaAsyncCopies", "fma-async-copies", "bool", /*default=*/"false",
+           "NVPTX sm_80+: an f32 dot on the FMA path in a loop takes the operands it loads from its "
+           "buffers by cp.async copies in stages (A row-major, B as it comes), as the matrix units' "
+           "dots do (TESSERA_FMA_ASYNC_COPIES=1, to measure)">,
     Option<"stagingBarrier", "staging-barrier", "bool", /*default=*/"false",
            "SPIR-V, cooperative matrices in mma.sync's lanes: a dot whose operands are staged in two "
            "halves (one barrier an iteration) also meets the program at a barrier before writing "

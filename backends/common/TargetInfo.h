@@ -98,8 +98,13 @@ public:
   /// tiles as they lie.
   virtual int64_t storeStagingBytes(int64_t /*sharedBytes*/, int64_t /*threads*/) const { return 0; }
   /// The shared memory a kernel may reach with an FMA-path dot's operands staged in two halves
-  /// (option fma-halves); 0: never in halves.
+  /// (option fma-halves); 0: never in halves. And whether that is the default (fma-halves=auto):
+  /// where measured faster.
   virtual int64_t fmaHalvesLimit() const { return 0; }
+  virtual bool prefersFmaHalves() const { return false; }
+  /// The shared memory a kernel may reach with an FMA-path dot's operands copied in stages
+  /// (option fma-async-copies).
+  virtual int64_t fmaStagingLimit() const { return 0; }
 
   /// Asynchronous copies from a buffer into shared memory (NVIDIA's cp.async, sm_80+), which
   /// let a dot's operands for later loop iterations arrive while this one computes. A copy

@@ -164,8 +164,13 @@ struct TileLowering {
   /// Option fma-layout: accumulators on the FMA path take fmaShapes' split.
   bool fmaLayout = true;
   /// Option fma-halves: FMA-path dots in a loop stage the operands that change in it in two
-  /// halves, one barrier an iteration (DotLowering).
-  bool fmaHalves = false;
+  /// halves, one barrier an iteration (DotLowering): off, auto (where the target prefers it:
+  /// TargetInfo::prefersFmaHalves) or on (wherever they fit).
+  enum class FmaHalves { Off, Auto, On } fmaHalves = FmaHalves::Auto;
+  /// Option fma-async-copies: f32 dots on the FMA path in a loop take their operands copied from
+  /// their buffers asynchronously, in stages (planDotStaging, DotLowering), where the target has
+  /// such copies.
+  bool fmaAsyncCopies = false;
   std::map<mlir::Operation *, bool> pingpongDots;
   /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn
   /// holds them all: no barrier before a joining dot, none passed after a dot the next joins.

@@ -171,7 +171,9 @@ struct TensorCopyOptions {
   bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
   enum class Producer { Off, Auto, On } producer = Producer::Auto;
   bool asyncCopyFence = true, copiesAfterMma = true, storeStaging = true, waitBeforeCopies = false;
-  bool fmaLayout = true, fmaHalves = false;
+  bool fmaLayout = true;
+  TileLowering::FmaHalves fmaHalves = TileLowering::FmaHalves::Auto;
+  bool fmaAsyncCopies = false;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
@@ -270,6 +272,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.waitBeforeCopies = copies.waitBeforeCopies;
   lowering.fmaLayout = copies.fmaLayout;
   lowering.fmaHalves = copies.fmaHalves;
+  lowering.fmaAsyncCopies = copies.fmaAsyncCopies;
   lowering.maxVec = maxVec;
   lowering.uniformRuns = std::move(uniformRuns);
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
@@ -524,9 +527,19 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
       module.emitError() << "producer-warp='" << producerWarp << "': use auto, on or off";
       return signalPassFailure();
     }
+    using Halves = TileLowering::FmaHalves;
+    std::optional<Halves> halves = fmaHalves == "auto" ? std::optional(Halves::Auto)
+                                   : fmaHalves == "on" ? std::optional(Halves::On)
+                                   : fmaHalves == "off" ? std::optional(Halves::Off)
+                                                        : std::nullopt;
+    if (!halves) {
+      module.emitError() << "fma-halves='" << fmaHalves << "': use auto, on or off";
+      return signalPassFailure();
+    }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
                                    warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma,
-                                   storeStaging,      waitBeforeCopies, fmaLayout,               fmaHalves};
+                                   storeStaging,      waitBeforeCopies, fmaLayout,               *halves,
+                                   fmaAsyncCopies};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

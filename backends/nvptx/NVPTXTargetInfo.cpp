@@ -446,8 +446,17 @@ public:
 
   // The programs that fit on a multiprocessor by threads and by shared memory (each program's
   // 1 KiB reserve on top), and what each may have at that count.
-  // Halves stay within static shared memory (48 KiB).
+  // Halves stay within static shared memory (48 KiB), and are the default from sm_80 on (100 KiB
+  // or more a multiprocessor): run 94 (H100, f32 4096^3) measured 64 x 256 x 16 / 8 at 41.2-41.5
+  // TFLOP/s in halves against 40.2, 128 x 128 x 16 / 8 at 40.7 against 39.0, 64 x 128 x 16 / 4 at
+  // 38.1 against 37.0 (docs/bench.md).
   int64_t fmaHalvesLimit() const override { return kStaticSharedLimit; }
+  bool prefersFmaHalves() const override { return sm_ >= 80; }
+  // Stages of an FMA-path dot's copies: as much as keeps two programs on a multiprocessor.
+  int64_t fmaStagingLimit() const override {
+    const int64_t perProcessor = sm_ >= 90 ? 228 * 1024 : sm_ == 80 || sm_ == 87 ? 164 * 1024 : sm_ >= 86 ? 100 * 1024 : 64 * 1024;
+    return std::min(sharedLimit(), perProcessor / 2 - 1024);
+  }
 
   int64_t storeStagingBytes(int64_t sharedBytes, int64_t threads) const override {
     const int64_t perProcessor = sm_ >= 90                 ? 228 * 1024
