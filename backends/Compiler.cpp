@@ -301,14 +301,17 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       options.stagingBarrier = std::string_view(barrier) == "1";
     // Measurement switches (docs/bench.md): TESSERA_ASYNC_COPY_FENCE=0, TESSERA_COPIES_AFTER_MMA=0
     // TESSERA_STORE_STAGING=0 and TESSERA_FMA_LAYOUT=0 turn the pass's options of those names off,
-    // TESSERA_WAIT_BEFORE_COPIES=1 turns wait-before-copies on, TESSERA_FMA_ASYNC_COPIES=1
-    // fma-async-copies.
+    // TESSERA_WAIT_BEFORE_COPIES=1 turns wait-before-copies on.
     switchFromEnv("TESSERA_ASYNC_COPY_FENCE", options.asyncCopyFence);
     switchFromEnv("TESSERA_COPIES_AFTER_MMA", options.copiesAfterMma);
     switchFromEnv("TESSERA_WAIT_BEFORE_COPIES", options.waitBeforeCopies);
     switchFromEnv("TESSERA_STORE_STAGING", options.storeStaging);
     switchFromEnv("TESSERA_FMA_LAYOUT", options.fmaLayout);
-    switchFromEnv("TESSERA_FMA_ASYNC_COPIES", options.fmaAsyncCopies);
+    // TESSERA_FMA_ASYNC_COPIES=1|0 (or on|off|auto): the pass's fma-async-copies (unset: auto).
+    if (const char *async = std::getenv("TESSERA_FMA_ASYNC_COPIES"); async && *async) {
+      const std::string_view v = async;
+      options.fmaAsyncCopies = v == "1" ? "on" : v == "0" ? "off" : std::string(v);
+    }
     // TESSERA_FMA_HALVES=1|0 (or on|off|auto): the pass's fma-halves (unset: auto).
     if (const char *halves = std::getenv("TESSERA_FMA_HALVES"); halves && *halves) {
       const std::string_view v = halves;

@@ -1777,8 +1777,14 @@ void planDotStaging(Operation *kernel, TileLowering &lw) {
     std::optional<TargetInfo::MmaShape> unit = lw.target.mmaShape(d.in, d.accElem);
     if (!unit || d.K % unit->k || !lw.mmaShapes.count({d.M, d.N})) {
       // An f32 dot on the FMA path, its operands copied as they lie (option fma-async-copies;
-      // DotLowering): A row-major, B as it comes (K x N).
-      if (lw.fmaAsyncCopies && !unit && d.in.isF32() && d.accElem.isF32() && !d.transB && d.K % 4 == 0)
+      // DotLowering): A row-major, B as it comes (K x N). By default (auto) where a thread holds
+      // 128 accumulators or more (a program a multiprocessor: nothing else hides its loads) or the
+      // program has 4 subgroups or fewer; not at 64 a thread on 8 subgroups, where the rows of A
+      // held for 4 k steps cost more than the copies gain (run 95, docs/bench.md).
+      using Async = TileLowering::FmaAsyncCopies;
+      const bool wanted = lw.fmaAsyncCopies == Async::On ||
+                          (lw.fmaAsyncCopies == Async::Auto && (d.M * d.N / lw.threads >= 128 || lw.threads <= 128));
+      if (wanted && !unit && d.in.isF32() && d.accElem.isF32() && !d.transB && d.K % 4 == 0)
         if (std::optional<TileLowering::DotStaging> plan = stagingPlan(dot); plan && plan->maxStages > 1)
           lw.dotStaging[dot.getOperation()] = *plan;
       return;

@@ -101,10 +101,12 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "halves fit the target's limit for them (TargetInfo::fmaHalvesLimit): on, off, or auto "
            "(the default): on targets where that measured faster (NVPTX; TESSERA_FMA_HALVES=1|0 "
            "for on|off)">,
-    Option<"fmaAsyncCopies", "fma-async-copies", "bool", /*default=*/"false",
+    Option<"fmaAsyncCopies", "fma-async-copies", "std::string", /*default=*/"\"auto\"",
            "NVPTX sm_80+: an f32 dot on the FMA path in a loop takes the operands it loads from its "
            "buffers by cp.async copies in stages (A row-major, B as it comes), as the matrix units' "
-           "dots do (TESSERA_FMA_ASYNC_COPIES=1, to measure)">,
+           "dots do: on, off, or auto (the default): where a thread holds 128 accumulators or more "
+           "or the program has 4 subgroups or fewer, where that measured faster "
+           "(TESSERA_FMA_ASYNC_COPIES=1|0 for on|off)">,
     Option<"stagingBarrier", "staging-barrier", "bool", /*default=*/"false",
            "SPIR-V, cooperative matrices in mma.sync's lanes: a dot whose operands are staged in two "
            "halves (one barrier an iteration) also meets the program at a barrier before writing "

@@ -169,8 +169,9 @@ struct TileLowering {
   enum class FmaHalves { Off, Auto, On } fmaHalves = FmaHalves::Auto;
   /// Option fma-async-copies: f32 dots on the FMA path in a loop take their operands copied from
   /// their buffers asynchronously, in stages (planDotStaging, DotLowering), where the target has
-  /// such copies.
-  bool fmaAsyncCopies = false;
+  /// such copies: off, auto (where a thread holds 128 accumulators or more, or the program is 4
+  /// subgroups or fewer: where that measured faster) or on.
+  enum class FmaAsyncCopies { Off, Auto, On } fmaAsyncCopies = FmaAsyncCopies::Auto;
   std::map<mlir::Operation *, bool> pingpongDots;
   /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn
   /// holds them all: no barrier before a joining dot, none passed after a dot the next joins.

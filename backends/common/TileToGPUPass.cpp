@@ -173,7 +173,7 @@ struct TensorCopyOptions {
   bool asyncCopyFence = true, copiesAfterMma = true, storeStaging = true, waitBeforeCopies = false;
   bool fmaLayout = true;
   TileLowering::FmaHalves fmaHalves = TileLowering::FmaHalves::Auto;
-  bool fmaAsyncCopies = false;
+  TileLowering::FmaAsyncCopies fmaAsyncCopies = TileLowering::FmaAsyncCopies::Auto;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
@@ -536,10 +536,19 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
       module.emitError() << "fma-halves='" << fmaHalves << "': use auto, on or off";
       return signalPassFailure();
     }
+    using Async = TileLowering::FmaAsyncCopies;
+    std::optional<Async> async = fmaAsyncCopies == "auto" ? std::optional(Async::Auto)
+                                 : fmaAsyncCopies == "on" ? std::optional(Async::On)
+                                 : fmaAsyncCopies == "off" ? std::optional(Async::Off)
+                                                           : std::nullopt;
+    if (!async) {
+      module.emitError() << "fma-async-copies='" << fmaAsyncCopies << "': use auto, on or off";
+      return signalPassFailure();
+    }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
                                    warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma,
                                    storeStaging,      waitBeforeCopies, fmaLayout,               *halves,
-                                   fmaAsyncCopies};
+                                   *async};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

@@ -1,14 +1,16 @@
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=true" | FileCheck %s
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90" | FileCheck %s --check-prefix=OFF
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=32 fma-async-copies=true" | FileCheck %s --check-prefix=SPIRV
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90" | FileCheck %s
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=off" | FileCheck %s --check-prefix=OFF
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=32 fma-async-copies=on" | FileCheck %s --check-prefix=SPIRV
+// RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // An f32 dot on the FMA path in a loop whose operands are loaded for it alone. With
-// fma-async-copies (NVPTX, which has cp.async) they are copied from their buffers in 16-byte runs,
-// in 3 stages (A row-major in rows of 16 + 4, B as it comes: 3 x 320 and 3 x 256 floats), the
+// fma-async-copies (NVPTX, which has cp.async; by default, auto, in programs of 4 subgroups or
+// fewer, as this one, or where a thread holds 128 accumulators or more) they are copied from
+// their buffers in 16-byte runs, in 3 stages (A row-major in rows of 16 + 4, B as it comes: 3 x 320 and 3 x 256 floats), the
 // first two before the loop, then each iteration waits for its own (one group left in flight),
 // meets one barrier, issues the copies two iterations ahead and reads each of a thread's rows of
-// A 4 k steps at a time (16-byte shared loads). Off (the default), the operands are staged from
-// registers; SPIR-V has no asynchronous copy.
+// A 4 k steps at a time (16-byte shared loads). Off, the operands are staged from registers;
+// SPIR-V has no asynchronous copy.
 
 // CHECK-DAG: llvm.mlir.global internal @{{.*}}() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<960 x f32>
 // CHECK-DAG: llvm.mlir.global internal @{{.*}}() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<768 x f32>
@@ -35,6 +37,7 @@
 // SPIRV-LABEL: gpu.func @copied
 // SPIRV-NOT: cp.async
 // SPIRV: scf.yield
+// BAD: fma-async-copies='maybe': use auto, on or off
 func.func @copied(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32>, %k: i32)
     attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %r = tile.arange 0, 16 : tensor<16xi32>

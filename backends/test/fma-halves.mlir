@@ -1,14 +1,15 @@
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90" | FileCheck %s
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=off" | FileCheck %s
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=8 fma-halves=on" | FileCheck %s --check-prefix=SPIRV
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-halves=off" | FileCheck %s --check-prefix=TWO
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-halves=off fma-async-copies=off" | FileCheck %s --check-prefix=TWO
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=8" | FileCheck %s --check-prefix=SPIRV-TWO
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-halves=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
 
-// A dot on the FMA path in a loop, both operands loaded in it. With fma-halves (auto: on NVPTX,
-// where it measured faster; on: SPIR-V too) each is staged in an array of two halves (A
-// transposed: 16 rows of 16 + 4, twice; B: 16 x 16, twice, in vectors of 4 on SPIR-V), iteration
-// t writing half t % 2, then one barrier before the reads; a barrier before the loop ends the
-// reads of an earlier run of it. Otherwise the writes sit between two barriers, in one array each.
+// A dot on the FMA path in a loop, both operands loaded in it (not copied: fma-async-copies=off;
+// fma-async-copies.mlir). With fma-halves (auto: on NVPTX, where it measured faster; on: SPIR-V
+// too) each is staged in an array of two halves (A transposed: 16 rows of 16 + 4, twice; B:
+// 16 x 16, twice, in vectors of 4 on SPIR-V), iteration t writing half t % 2, then one barrier
+// before the reads; a barrier before the loop ends the reads of an earlier run of it. Otherwise
+// the writes sit between two barriers, in one array each.
 
 // CHECK-DAG: llvm.mlir.global internal @{{.*}}() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<640 x f32>
 // CHECK-DAG: llvm.mlir.global internal @{{.*}}() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<512 x f32>

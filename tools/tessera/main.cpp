@@ -76,8 +76,9 @@ void printHelp(FILE *out) {
              "  TESSERA_FMA_HALVES  1 | 0 (compiling): a dot on the FMA path in a loop stages what changes in it\n"
              "                     in two halves, one barrier an iteration instead of two, on every target\n"
              "                     where they fit | on none (unset: through CUDA only, where it measured faster)\n"
-             "  TESSERA_FMA_ASYNC_COPIES  1 (compiling): an f32 dot on the FMA path in a loop takes the operands\n"
-             "                     it loads by cp.async copies in stages through CUDA (to measure)\n"
+             "  TESSERA_FMA_ASYNC_COPIES  1 | 0 (compiling): an f32 dot on the FMA path in a loop takes the\n"
+             "                     operands it loads by cp.async copies in stages through CUDA, always | never\n"
+             "                     (unset: where a thread holds 128 accumulators or more, or a program 4 warps or fewer)\n"
              "  TESSERA_ASYNC_COPY_FENCE  0 (compiling): no async-proxy fence after the cp.async copies a\n"
              "                     warpgroup dot reads (to measure; the memory model asks for the fence)\n",
              out);
