@@ -23,6 +23,7 @@ for c in 128x256x64/8 128x256x32/16; do
   w full 05_matmul 16 16 16 --dtype=f16 --act=none --b-transposed --config=$c
 done
 w full 05_matmul 16 16 16 --dtype=f32 --act=none --config=64x256x16/8
+w full 05_matmul 16 16 16 --dtype=f32 --act=none --config=64x128x16/4 # (CUDA's default since run 95)
 for causal in "" --causal; do
   w full 06_flash_attention 1 1 16 128 --dtype=f16 --blocks=128x128 --warps=8 $causal
   w full 06_flash_attention 1 1 16 128 --dtype=f16 --blocks=64x32 $causal
