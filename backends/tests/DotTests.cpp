@@ -594,6 +594,33 @@ TEST_CASE("an FMA-path dot staged in halves (fma-halves) meets one barrier a k s
   ::unsetenv("TESSERA_FMA_HALVES");
 }
 
+TEST_CASE("an f32 FMA-path dot takes cp.async copies in stages where a program has 4 warps or 128 accumulators a thread") {
+  // fma-async-copies=auto: 64 x 128 on 4 warps and 128 x 256 on 8 (128 accumulators a thread)
+  // copy their operands from the buffers in 3 stages (one group left in flight at each wait), A
+  // read row-major 4 k steps at a time; 64 x 256 on 8 warps (64 a thread, slower copied: run 95)
+  // is staged from registers in halves; portable kernels and sm_75 (no cp.async) never copy.
+  auto ptxOf = [](int BM, int BN, uint32_t warps, Numerics mode, const char *chip) {
+    return ptxText(require(compileArtifact(require(traceMatmul<float, float>(BM, BN, 16, mode, warps), "trace"),
+                                           nvptxTarget(chip)),
+                           "compile"));
+  };
+  auto copies = [](const std::string &ptx) {
+    return contains(ptx, "cp.async.cg.shared.global") && contains(ptx, "cp.async.wait_group \t1;");
+  };
+  const std::string small = ptxOf(64, 128, 4, Numerics::Fast, "sm_90");
+  CHECK(copies(small));
+  CHECK(contains(small, "ld.shared.v4.b32"));
+  CHECK(copies(ptxOf(128, 256, 8, Numerics::Fast, "sm_80")));
+  CHECK_FALSE(contains(ptxOf(64, 256, 8, Numerics::Fast, "sm_90"), "cp.async"));
+  CHECK_FALSE(contains(ptxOf(64, 128, 4, Numerics::Portable, "sm_90"), "cp.async"));
+  CHECK_FALSE(contains(ptxOf(64, 128, 4, Numerics::Fast, "sm_75"), "cp.async"));
+  ::setenv("TESSERA_FMA_ASYNC_COPIES", "0", 1);
+  CHECK_FALSE(contains(ptxOf(64, 128, 4, Numerics::Fast, "sm_90"), "cp.async"));
+  ::setenv("TESSERA_FMA_ASYNC_COPIES", "1", 1);
+  CHECK(copies(ptxOf(64, 256, 8, Numerics::Fast, "sm_90")));
+  ::unsetenv("TESSERA_FMA_ASYNC_COPIES");
+}
+
 TEST_CASE("the interpreter runs tile.dot with transpose_b: b is N x K") {
   const char *ir = R"(
 func.func @k(%a: !tile.ptr<f32> {tile.name = "a"}, %b: !tile.ptr<f32> {tile.name = "b"}, %c: !tile.ptr<f32> {tile.name = "c"})

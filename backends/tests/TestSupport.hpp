@@ -212,6 +212,8 @@ inline std::vector<NamedKernel> artifactKernels() {
   out.push_back({"small_tile", require(traceSmallTile(), "trace small_tile")});
   out.push_back({"matmul f16 fast", require(traceMatmul<f16, float>(64, 64, 32, Numerics::Fast), "trace matmul")});
   out.push_back({"matmul f32 portable", require(traceMatmul<float, float>(32, 32, 16, Numerics::Portable), "trace matmul")});
+  // (Through CUDA from sm_80 its operands come by cp.async copies in stages: fma-async-copies.)
+  out.push_back({"matmul f32 fast", require(traceMatmul<float, float>(64, 128, 16, Numerics::Fast), "trace matmul")});
   out.push_back({"matmul i8 fast", require(traceMatmul<int8_t, int32_t>(32, 32, 32, Numerics::Fast), "trace matmul")});
   return out;
 }
