@@ -229,6 +229,15 @@ void switchFromEnv(const char *variable, bool &option) {
     option = option ? std::string_view(v) != "0" : std::string_view(v) == "1";
 }
 
+/// A pass option that takes auto, on or off, from an environment variable (set and not empty):
+/// "1" for on, "0" for off, else as it is (the pass names a wrong value).
+void autoOnOffFromEnv(const char *variable, std::string &option) {
+  if (const char *v = std::getenv(variable); v && *v) {
+    const std::string_view value = v;
+    option = value == "1" ? "on" : value == "0" ? "off" : std::string(value);
+  }
+}
+
 /// Runs the pipeline on a copy of the kernel's module up to `stop` and prints that stage into
 /// `text`; without `stop` it runs to the end and fills `artifact`. `divisible`: the integer
 /// arguments the code may assume are multiples of kSpecializedDivisor (a specialized variant).
@@ -292,10 +301,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       options.tensorCopyRelease = "mbarrier";
     // TESSERA_PRODUCER_WARP=1|0 (or on|off|auto): the pass's producer-warp (with tensor copies;
     // unset: auto).
-    if (const char *producer = std::getenv("TESSERA_PRODUCER_WARP"); producer && *producer) {
-      const std::string_view v = producer;
-      options.producerWarp = v == "1" ? "on" : v == "0" ? "off" : std::string(v);
-    }
+    autoOnOffFromEnv("TESSERA_PRODUCER_WARP", options.producerWarp);
     // TESSERA_STAGING_BARRIER=1: the pass's staging-barrier (a measurement switch, docs/bench.md).
     if (const char *barrier = std::getenv("TESSERA_STAGING_BARRIER"))
       options.stagingBarrier = std::string_view(barrier) == "1";
@@ -307,16 +313,10 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     switchFromEnv("TESSERA_WAIT_BEFORE_COPIES", options.waitBeforeCopies);
     switchFromEnv("TESSERA_STORE_STAGING", options.storeStaging);
     switchFromEnv("TESSERA_FMA_LAYOUT", options.fmaLayout);
-    // TESSERA_FMA_ASYNC_COPIES=1|0 (or on|off|auto): the pass's fma-async-copies (unset: auto).
-    if (const char *async = std::getenv("TESSERA_FMA_ASYNC_COPIES"); async && *async) {
-      const std::string_view v = async;
-      options.fmaAsyncCopies = v == "1" ? "on" : v == "0" ? "off" : std::string(v);
-    }
-    // TESSERA_FMA_HALVES=1|0 (or on|off|auto): the pass's fma-halves (unset: auto).
-    if (const char *halves = std::getenv("TESSERA_FMA_HALVES"); halves && *halves) {
-      const std::string_view v = halves;
-      options.fmaHalves = v == "1" ? "on" : v == "0" ? "off" : std::string(v);
-    }
+    // TESSERA_FMA_ASYNC_COPIES and TESSERA_FMA_HALVES=1|0 (or on|off|auto): the pass's
+    // fma-async-copies and fma-halves (unset: auto).
+    autoOnOffFromEnv("TESSERA_FMA_ASYNC_COPIES", options.fmaAsyncCopies);
+    autoOnOffFromEnv("TESSERA_FMA_HALVES", options.fmaHalves);
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

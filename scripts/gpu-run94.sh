@@ -21,13 +21,5 @@ for round in 1 2; do
   done
 done
 echo "== $(date -u +%T) sgemm (PyTorch, no tf32)"
-timeout 60 python3 - <<'PY'
-import sys; sys.path.insert(0, "bench")
-import torch, triton.testing as tt
-from triton_matmul import back_to_back
-torch.backends.cuda.matmul.allow_tf32 = False
-a = torch.randn(4096, 4096, device="cuda"); b = torch.randn_like(a)
-ms = tt.do_bench(lambda: a @ b); b2b = back_to_back(lambda: a @ b)
-print(f"torch float32 4096^3: {2 * 4096**3 / ms / 1e9:.1f} TFLOP/s; back to back {2 * 4096**3 / b2b / 1e9:.1f}")
-PY
+timeout 60 python3 bench/sgemm_anchor.py
 echo "== $(date -u +%T) done"

@@ -115,6 +115,20 @@ void writeBeforeLoop(OpBuilder &r, Location loc, const TileLowering &lw, Operati
     lw.barrier(r, loc);
 }
 
+/// For operands staged in two halves in `loop` (iteration t writing half t % 2, one barrier an
+/// iteration between its writes and its reads): this iteration's half, t % 2, and a barrier
+/// before the loop, which ends the reads of an earlier run of it (inside an outer loop).
+Value halfParity(OpBuilder &r, Location loc, const TileLowering &lw, scf::ForOp loop) {
+  {
+    OpBuilder::InsertionGuard guard(r);
+    r.setInsertionPoint(loop);
+    lw.barrier(r, loc);
+  }
+  Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, loop.getInductionVar(), loop.getLowerBound()),
+                                   loop.getStep());
+  return arith::AndIOp::create(r, loc, t, lw.i32(r, loc, 1));
+}
+
 /// A tile to stage in shared memory: element (i, j) at index i * coef[0] + j * coef[1], or, with
 /// `index`, this thread's element e at index(e); `count` elements (0: the tile's) are allocated.
 /// With `before` (invariantLoop), it is written once before that loop. With `storeAs`, the array
@@ -1316,14 +1330,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
                           unit->sharedLimit;
   Value aHalf, bHalf; // where this iteration's half starts, for an operand in halves
   if (halves) {
-    {
-      OpBuilder::InsertionGuard guard(r);
-      r.setInsertionPoint(loop);
-      lw.barrier(r, loc);
-    }
-    Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, loop.getInductionVar(), loop.getLowerBound()),
-                                     loop.getStep());
-    Value parity = arith::AndIOp::create(r, loc, t, c(r, loc, 1));
+    Value parity = halfParity(r, loc, lw, loop);
     if (aVaries)
       aHalf = arith::MulIOp::create(r, loc, parity, c(r, loc, aCount));
     if (bVaries)
@@ -1600,14 +1607,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                             lw.target.fmaHalvesLimit();
     Value aHalf, bHalf; // where this iteration's half starts (elements), for an operand in halves
     if (halves) {
-      {
-        OpBuilder::InsertionGuard guard(r);
-        r.setInsertionPoint(loop);
-        lw.barrier(r, loc); // the reads of an earlier run of the loop (inside an outer loop) are done
-      }
-      Value t = arith::DivUIOp::create(r, loc, arith::SubIOp::create(r, loc, loop.getInductionVar(), loop.getLowerBound()),
-                                       loop.getStep());
-      Value parity = arith::AndIOp::create(r, loc, t, lw.i32(r, loc, 1));
+      Value parity = halfParity(r, loc, lw, loop);
       if (!aBefore)
         aHalf = arith::MulIOp::create(r, loc, parity, lw.i32(r, loc, aCount));
       if (!bBefore)

@@ -475,6 +475,19 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   return success();
 }
 
+/// An option that takes auto, on or off, as `Choice` (an enum with those members); none, with an
+/// error naming the option, for anything else.
+template <class Choice> std::optional<Choice> autoOnOff(ModuleOp module, StringRef option, StringRef value) {
+  if (value == "auto")
+    return Choice::Auto;
+  if (value == "on")
+    return Choice::On;
+  if (value == "off")
+    return Choice::Off;
+  module.emitError() << option << "='" << value << "': use auto, on or off";
+  return std::nullopt;
+}
+
 struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   using Base::Base;
 
@@ -518,33 +531,14 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
       module.emitError() << "tensor-copy-release='" << tensorCopyRelease << "': use mbarrier or barrier";
       return signalPassFailure();
     }
-    using Producer = TensorCopyOptions::Producer;
-    std::optional<Producer> producer = producerWarp == "auto" ? std::optional(Producer::Auto)
-                                       : producerWarp == "on" ? std::optional(Producer::On)
-                                       : producerWarp == "off" ? std::optional(Producer::Off)
-                                                               : std::nullopt;
-    if (!producer) {
-      module.emitError() << "producer-warp='" << producerWarp << "': use auto, on or off";
+    // The options that take auto, on or off.
+    std::optional<TensorCopyOptions::Producer> producer =
+        autoOnOff<TensorCopyOptions::Producer>(module, "producer-warp", producerWarp);
+    std::optional<TileLowering::FmaHalves> halves = autoOnOff<TileLowering::FmaHalves>(module, "fma-halves", fmaHalves);
+    std::optional<TileLowering::FmaAsyncCopies> async =
+        autoOnOff<TileLowering::FmaAsyncCopies>(module, "fma-async-copies", fmaAsyncCopies);
+    if (!producer || !halves || !async)
       return signalPassFailure();
-    }
-    using Halves = TileLowering::FmaHalves;
-    std::optional<Halves> halves = fmaHalves == "auto" ? std::optional(Halves::Auto)
-                                   : fmaHalves == "on" ? std::optional(Halves::On)
-                                   : fmaHalves == "off" ? std::optional(Halves::Off)
-                                                        : std::nullopt;
-    if (!halves) {
-      module.emitError() << "fma-halves='" << fmaHalves << "': use auto, on or off";
-      return signalPassFailure();
-    }
-    using Async = TileLowering::FmaAsyncCopies;
-    std::optional<Async> async = fmaAsyncCopies == "auto" ? std::optional(Async::Auto)
-                                 : fmaAsyncCopies == "on" ? std::optional(Async::On)
-                                 : fmaAsyncCopies == "off" ? std::optional(Async::Off)
-                                                           : std::nullopt;
-    if (!async) {
-      module.emitError() << "fma-async-copies='" << fmaAsyncCopies << "': use auto, on or off";
-      return signalPassFailure();
-    }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
                                    warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma,
                                    storeStaging,      waitBeforeCopies, fmaLayout,               *halves,

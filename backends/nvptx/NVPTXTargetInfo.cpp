@@ -444,26 +444,21 @@ public:
                                      FlatSymbolRefAttr::get(b.getContext(), name));
   }
 
-  // The programs that fit on a multiprocessor by threads and by shared memory (each program's
-  // 1 KiB reserve on top), and what each may have at that count.
   // Halves stay within static shared memory (48 KiB), and are the default from sm_80 on (100 KiB
   // or more a multiprocessor): run 94 (H100, f32 4096^3) measured 64 x 256 x 16 / 8 at 41.2-41.5
   // TFLOP/s in halves against 40.2, 128 x 128 x 16 / 8 at 40.7 against 39.0, 64 x 128 x 16 / 4 at
   // 38.1 against 37.0 (docs/bench.md).
   int64_t fmaHalvesLimit() const override { return kStaticSharedLimit; }
   bool prefersFmaHalves() const override { return sm_ >= 80; }
-  // Stages of an FMA-path dot's copies: as much as keeps two programs on a multiprocessor.
-  int64_t fmaStagingLimit() const override {
-    const int64_t perProcessor = sm_ >= 90 ? 228 * 1024 : sm_ == 80 || sm_ == 87 ? 164 * 1024 : sm_ >= 86 ? 100 * 1024 : 64 * 1024;
-    return std::min(sharedLimit(), perProcessor / 2 - 1024);
-  }
+  // Stages of an FMA-path dot's copies: as much as keeps two programs on a multiprocessor (each
+  // program's 1 KiB reserve on top).
+  int64_t fmaStagingLimit() const override { return std::min(sharedLimit(), sharedPerProcessor() / 2 - kProgramReserve); }
 
+  // The programs that fit on a multiprocessor by threads and by shared memory (each program's
+  // 1 KiB reserve on top), and what each may have at that count.
   int64_t storeStagingBytes(int64_t sharedBytes, int64_t threads) const override {
-    const int64_t perProcessor = sm_ >= 90                 ? 228 * 1024
-                                 : sm_ == 80 || sm_ == 87 ? 164 * 1024
-                                 : sm_ >= 86              ? 100 * 1024
-                                                          : 64 * 1024;
-    const int64_t maxThreads = sm_ == 86 || sm_ == 89 ? 1536 : 2048, reserved = 1024;
+    const int64_t perProcessor = sharedPerProcessor(), reserved = kProgramReserve;
+    const int64_t maxThreads = sm_ == 86 || sm_ == 89 ? 1536 : 2048;
     const int64_t programs = std::max<int64_t>(1, std::min(maxThreads / threads, perProcessor / (sharedBytes + reserved)));
     return std::max<int64_t>(0, std::min(sharedLimit(), perProcessor / programs - reserved) - sharedBytes);
   }
@@ -581,6 +576,11 @@ private:
   static constexpr int64_t kStaticSharedLimit = 48 * 1024;
   static constexpr llvm::StringLiteral kSharedPrefix = "__tessera_shared_";
   static constexpr llvm::StringLiteral kDynamicShared = "__tessera_dynamic_shared";
+  /// Shared memory a multiprocessor of the chip has, and what the driver reserves of it per program.
+  static constexpr int64_t kProgramReserve = 1024;
+  int64_t sharedPerProcessor() const {
+    return sm_ >= 90 ? 228 * 1024 : sm_ == 80 || sm_ == 87 ? 164 * 1024 : sm_ >= 86 ? 100 * 1024 : 64 * 1024;
+  }
   /// The most shared memory a program of the chip may have once its kernel opts in.
   int64_t sharedLimit() const {
     if (sm_ >= 90)
