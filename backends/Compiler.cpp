@@ -317,6 +317,10 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     // fma-async-copies and fma-halves (unset: auto).
     autoOnOffFromEnv("TESSERA_FMA_ASYNC_COPIES", options.fmaAsyncCopies);
     autoOnOffFromEnv("TESSERA_FMA_HALVES", options.fmaHalves);
+    // TESSERA_FMA_UNROLL=N: the pass's fma-unroll (a measurement switch; the pass refuses values
+    // that are not powers of two from 1 to 64, naming them).
+    if (const char *unroll = std::getenv("TESSERA_FMA_UNROLL"); unroll && *unroll)
+      options.fmaUnroll = std::strtoll(unroll, nullptr, 10);
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -57,6 +57,7 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
       {"TESSERA_FMA_LAYOUT", "fma-layout"},
       {"TESSERA_FMA_HALVES", "fma-halves"},
       {"TESSERA_FMA_ASYNC_COPIES", "fma-async-copies"},
+      {"TESSERA_FMA_UNROLL", "fma-unroll"},
       {"TESSERA_WAIT_BEFORE_COPIES", "wait-before-copies"},
       {"TESSERA_SPECIALIZE_SIZES", "specialize-sizes"}};
   for (auto [variable, name] : kCompiling)

@@ -31,12 +31,12 @@ for causal in "" --causal; do
 done
 for v in on wf; do
   [ $v = wf ] && export TESSERA_WAIT_BEFORE_COPIES=1 || unset TESSERA_WAIT_BEFORE_COPIES
-rm "$W"/on/matmul_f16_gelu_* "$W"/on/matmul_bf16_* # (only wf's are run: the call carries 64 MiB at most)
+rm -f "$W"/on/matmul_f16_gelu_* "$W"/on/matmul_bf16_* # (only wf's are run: the call carries 64 MiB at most)
   for act in none gelu; do w $v 05_matmul 16 16 16 --dtype=f16 --act=$act --config=128x256x64/8 --ptx-chips=sm_90,sm_90a; done
   w $v 05_matmul 16 16 16 --dtype=bf16 --act=none --config=128x256x64/8 --ptx-chips=sm_90,sm_90a
 done
 unset TESSERA_WAIT_BEFORE_COPIES
-rm "$W"/on/matmul_f16_gelu_* "$W"/on/matmul_bf16_* # (only wf's are run: the call carries 64 MiB at most)
+rm -f "$W"/on/matmul_f16_gelu_* "$W"/on/matmul_bf16_* # (only wf's are run: the call carries 64 MiB at most)
 w col 05_matmul 16 16 16 --dtype=f16 --act=gelu --config=128x256x64/8 --ptx-chips=sm_80
 # fma: the f32 matmul (FMA path) at 64x256x16/8 as this build compiles it (fma-layout: 8 x 8 a
 # thread, 16-byte shared loads), with TESSERA_FMA_LAYOUT=0 (plain), and as commit f6a6f28 compiled

@@ -1664,9 +1664,9 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     const int64_t runA = transposedA && ldT % 4 == 0 ? std::min<int64_t>(reps, 4) : 1;
     const int64_t runB = blocked && N % lc.vec == 0 ? std::min<int64_t>(lc.vec, 4) : 1;
 
-    // k in steps of `unroll`, each step's products in increasing k (the canonical order in
-    // portable mode is unchanged).
-    const int64_t unroll = std::min<int64_t>(K, 8);
+    // k in steps of `unroll` (fma-unroll; at least the 4 values a row-major A's reads take), each
+    // step's products in increasing k (the canonical order in portable mode is unchanged).
+    const int64_t unroll = std::min<int64_t>(K, std::max<int64_t>(lw.fmaUnroll, rowMajorA ? 4 : 1));
     auto kLoop = scf::ForOp::create(
         r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, unroll), adaptor.getAcc(),
         [&](OpBuilder &b, Location l, Value k0, ValueRange carried) {

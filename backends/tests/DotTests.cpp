@@ -621,6 +621,23 @@ TEST_CASE("an f32 FMA-path dot takes cp.async copies in stages where a program h
   ::unsetenv("TESSERA_FMA_ASYNC_COPIES");
 }
 
+TEST_CASE("an FMA-path dot's k steps of fma-unroll values are right on every device, portable ones bit for bit") {
+  // TESSERA_FMA_UNROLL: 1 and 2 (a copied A still takes 4), 16 and 32 (the whole K of the
+  // blocks); ragged shapes, both modes (portable results must match the interpreter exactly,
+  // the order of the sum unchanged), f32 and i8, B as it comes and stored N x K.
+  for (const char *unroll : {"1", "2", "16", "32"}) {
+    CAPTURE(unroll);
+    ::setenv("TESSERA_FMA_UNROLL", unroll, 1);
+    for (Numerics mode : {Numerics::Portable, Numerics::Fast})
+      for (Shape s : {Shape{100, 130, 40}, Shape{33, 70, 200}}) {
+        checkMatmul<float, float>(mode, s, 32, 64, 32);
+        checkMatmul<float, float>(mode, s, 32, 32, 16, true);
+        checkMatmul<int8_t, int32_t>(mode, s, 32, 16, 32);
+      }
+  }
+  ::unsetenv("TESSERA_FMA_UNROLL");
+}
+
 TEST_CASE("the interpreter runs tile.dot with transpose_b: b is N x K") {
   const char *ir = R"(
 func.func @k(%a: !tile.ptr<f32> {tile.name = "a"}, %b: !tile.ptr<f32> {tile.name = "b"}, %c: !tile.ptr<f32> {tile.name = "c"})

@@ -69,7 +69,7 @@ TEST_CASE("kernel cache: the key holds the kernel, its options and the target") 
   for (const char *variable : {"TESSERA_TENSOR_COPIES_A", "TESSERA_PRODUCER_WARP", "TESSERA_STAGING_BARRIER",
                                "TESSERA_SPECIALIZE_SIZES", "TESSERA_ASYNC_COPY_FENCE", "TESSERA_COPIES_AFTER_MMA",
                                "TESSERA_STORE_STAGING", "TESSERA_WAIT_BEFORE_COPIES", "TESSERA_FMA_LAYOUT",
-                               "TESSERA_FMA_HALVES", "TESSERA_FMA_ASYNC_COPIES"}) {
+                               "TESSERA_FMA_HALVES", "TESSERA_FMA_ASYNC_COPIES", "TESSERA_FMA_UNROLL"}) {
     CAPTURE(variable);
     ::setenv(variable, "0", 1);
     CHECK(cache.entryPath(a, nvptxTarget("sm_90a")) != plain);
