@@ -3,6 +3,7 @@
 #include "tessera/compiler.hpp"
 
 #include "KernelImpl.hpp"
+#include "CompileVariables.h"
 #include "Registration.h"
 #include "Tile/IR/TileDialect.h"
 #include "common/TileToGPU.h"
@@ -208,7 +209,7 @@ void assumeDivisible(ModuleOp module, ArrayRef<uint32_t> args) {
 std::vector<uint32_t> specializedScalars(const TracedKernel &kernel, const TargetDesc &target,
                                          const std::vector<std::pair<uint32_t, uint32_t>> &workgroupDivisors) {
   const std::vector<ArgSpec> &sig = kernel.signature();
-  const char *everySize = std::getenv("TESSERA_SPECIALIZE_SIZES");
+  const char *everySize = backend::compileVariable("TESSERA_SPECIALIZE_SIZES");
   const bool all = everySize && std::string_view(everySize) == "1";
   std::set<uint32_t> args;
   if (hasWorkgroupMatrices(target.chip))
@@ -224,15 +225,15 @@ std::vector<uint32_t> specializedScalars(const TracedKernel &kernel, const Targe
 
 /// A pass option that an environment variable may flip from its default (set and not empty): an
 /// option on by default goes off for "0", one off by default goes on for "1".
-void switchFromEnv(const char *variable, bool &option) {
-  if (const char *v = std::getenv(variable); v && *v)
+void switchFromEnv(backend::CompileVariableName variable, bool &option) {
+  if (const char *v = backend::compileVariable(variable); v && *v)
     option = option ? std::string_view(v) != "0" : std::string_view(v) == "1";
 }
 
 /// A pass option that takes auto, on or off, from an environment variable (set and not empty):
 /// "1" for on, "0" for off, else as it is (the pass names a wrong value).
-void autoOnOffFromEnv(const char *variable, std::string &option) {
-  if (const char *v = std::getenv(variable); v && *v) {
+void autoOnOffFromEnv(backend::CompileVariableName variable, std::string &option) {
+  if (const char *v = backend::compileVariable(variable); v && *v) {
     const std::string_view value = v;
     option = value == "1" ? "on" : value == "0" ? "off" : std::string(value);
   }
@@ -285,25 +286,25 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     options.tensorCopies = tensorCopies;
     // Experiments: TESSERA_TENSOR_COPIES_A=1 also gives dots whose A is copied from its buffer
     // (the matmul) a tensor-copy form (docs/compiler.md, "Bulk tensor copies").
-    const char *copiesA = std::getenv("TESSERA_TENSOR_COPIES_A");
+    const char *copiesA = backend::compileVariable("TESSERA_TENSOR_COPIES_A");
     options.tensorCopiesA = tensorCopies && copiesA && std::string_view(copiesA) == "1";
     // TESSERA_TENSOR_COPY_ISSUE=lanes|one and TESSERA_TENSOR_COPY_RELEASE=mbarrier|barrier pick
     // the tensor-copy loop's scheme (the pass options of the same names).
-    if (const char *issue = std::getenv("TESSERA_TENSOR_COPY_ISSUE"); issue && *issue)
+    if (const char *issue = backend::compileVariable("TESSERA_TENSOR_COPY_ISSUE"); issue && *issue)
       options.tensorCopyIssue = issue;
-    if (const char *release = std::getenv("TESSERA_TENSOR_COPY_RELEASE"); release && *release)
+    if (const char *release = backend::compileVariable("TESSERA_TENSOR_COPY_RELEASE"); release && *release)
       options.tensorCopyRelease = release;
     // TESSERA_PINGPONG=1: the pass's warpgroup-pingpong (with tensor copies), which needs the
     // readers' release barriers: TESSERA_TENSOR_COPY_RELEASE defaults to mbarrier then.
-    const char *pingpong = std::getenv("TESSERA_PINGPONG");
+    const char *pingpong = backend::compileVariable("TESSERA_PINGPONG");
     options.warpgroupPingpong = tensorCopies && pingpong && std::string_view(pingpong) == "1";
-    if (options.warpgroupPingpong && !std::getenv("TESSERA_TENSOR_COPY_RELEASE"))
+    if (options.warpgroupPingpong && !backend::compileVariable("TESSERA_TENSOR_COPY_RELEASE"))
       options.tensorCopyRelease = "mbarrier";
     // TESSERA_PRODUCER_WARP=1|0 (or on|off|auto): the pass's producer-warp (with tensor copies;
     // unset: auto).
     autoOnOffFromEnv("TESSERA_PRODUCER_WARP", options.producerWarp);
     // TESSERA_STAGING_BARRIER=1: the pass's staging-barrier (a measurement switch, docs/bench.md).
-    if (const char *barrier = std::getenv("TESSERA_STAGING_BARRIER"))
+    if (const char *barrier = backend::compileVariable("TESSERA_STAGING_BARRIER"))
       options.stagingBarrier = std::string_view(barrier) == "1";
     // Measurement switches (docs/bench.md): TESSERA_ASYNC_COPY_FENCE=0, TESSERA_COPIES_AFTER_MMA=0
     // TESSERA_STORE_STAGING=0 and TESSERA_FMA_LAYOUT=0 turn the pass's options of those names off,
@@ -319,7 +320,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     autoOnOffFromEnv("TESSERA_FMA_HALVES", options.fmaHalves);
     // TESSERA_FMA_UNROLL=N: the pass's fma-unroll (a measurement switch; the pass refuses values
     // that are not powers of two from 1 to 64, naming them).
-    if (const char *unroll = std::getenv("TESSERA_FMA_UNROLL"); unroll && *unroll)
+    if (const char *unroll = backend::compileVariable("TESSERA_FMA_UNROLL"); unroll && *unroll)
       options.fmaUnroll = std::strtoll(unroll, nullptr, 10);
     pm.addPass(backend::createConvertTileToGPU(options));
     pm.addPass(createCanonicalizerPass());
@@ -485,7 +486,7 @@ std::vector<uint32_t> specializedArgs(const TracedKernel &kernel) {
 namespace backend {
 
 bool faultInjected(const char *fault) {
-  const char *env = std::getenv("TESSERA_FAULT");
+  const char *env = backend::compileVariable("TESSERA_FAULT");
   return env && std::string_view(env) == fault;
 }
 

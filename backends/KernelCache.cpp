@@ -1,5 +1,6 @@
 // KernelCache: compiled packages on disk, keyed by everything that decides their bytes.
 #include "tessera/kernel_cache.hpp"
+#include "CompileVariables.h"
 #include "tessera/runtime/Runtime.hpp"
 
 #include <cstdio>
@@ -42,26 +43,9 @@ std::string KernelCache::keyOf(const TracedKernel &kernel, const TargetDesc &tar
   std::ostringstream key;
   key << compilerBuild() << "\ntarget " << toString(target.kind) << " chip=" << target.chip << " ptx=" << target.ptxVersion
       << " subgroup=" << target.subgroupSize;
-  // The variables compile() reads (Compiler.cpp), each as it appears in the key.
-  static constexpr std::pair<const char *, const char *> kCompiling[] = {
-      {"TESSERA_FAULT", "fault"},
-      {"TESSERA_TENSOR_COPIES_A", "tensor-copies-a"},
-      {"TESSERA_TENSOR_COPY_ISSUE", "tensor-copy-issue"},
-      {"TESSERA_TENSOR_COPY_RELEASE", "tensor-copy-release"},
-      {"TESSERA_PINGPONG", "pingpong"},
-      {"TESSERA_PRODUCER_WARP", "producer-warp"},
-      {"TESSERA_STAGING_BARRIER", "staging-barrier"},
-      {"TESSERA_ASYNC_COPY_FENCE", "async-copy-fence"},
-      {"TESSERA_COPIES_AFTER_MMA", "copies-after-mma"},
-      {"TESSERA_STORE_STAGING", "store-staging"},
-      {"TESSERA_FMA_LAYOUT", "fma-layout"},
-      {"TESSERA_FMA_HALVES", "fma-halves"},
-      {"TESSERA_FMA_ASYNC_COPIES", "fma-async-copies"},
-      {"TESSERA_FMA_UNROLL", "fma-unroll"},
-      {"TESSERA_WAIT_BEFORE_COPIES", "wait-before-copies"},
-      {"TESSERA_SPECIALIZE_SIZES", "specialize-sizes"}};
-  for (auto [variable, name] : kCompiling)
-    if (const char *v = std::getenv(variable); v && *v) key << " " << name << "=" << v;
+  // The variables compile() reads (backends/CompileVariables.h), each as it appears in the key.
+  for (const backend::CompileVariable &v : backend::kCompileVariables)
+    if (const char *value = std::getenv(v.variable.data()); value && *value) key << " " << v.key << "=" << value;
   key << "\n" << kernel.tileIR();
   return key.str();
 }

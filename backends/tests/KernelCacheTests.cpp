@@ -1,6 +1,7 @@
 // KernelCache: a miss compiles and stores, a hit reads the same package back, and an entry that
 // is truncated, corrupt or for another key is compiled again, never trusted.
 #include "TestSupport.hpp"
+#include "CompileVariables.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -66,10 +67,8 @@ TEST_CASE("kernel cache: the key holds the kernel, its options and the target") 
   CHECK(cache.entryPath(a, spirvTarget(8)) == cache.entryPath(require(traceVectorAdd(1024, 4), "trace"), spirvTarget(8)));
   // The variables compile() reads change the code, so each one set is another entry.
   const std::string plain = cache.entryPath(a, nvptxTarget("sm_90a"));
-  for (const char *variable : {"TESSERA_TENSOR_COPIES_A", "TESSERA_PRODUCER_WARP", "TESSERA_STAGING_BARRIER",
-                               "TESSERA_SPECIALIZE_SIZES", "TESSERA_ASYNC_COPY_FENCE", "TESSERA_COPIES_AFTER_MMA",
-                               "TESSERA_STORE_STAGING", "TESSERA_WAIT_BEFORE_COPIES", "TESSERA_FMA_LAYOUT",
-                               "TESSERA_FMA_HALVES", "TESSERA_FMA_ASYNC_COPIES", "TESSERA_FMA_UNROLL"}) {
+  for (const backend::CompileVariable &v : backend::kCompileVariables) {
+    const char *variable = v.variable.data();
     CAPTURE(variable);
     ::setenv(variable, "0", 1);
     CHECK(cache.entryPath(a, nvptxTarget("sm_90a")) != plain);
