@@ -1,5 +1,5 @@
 """cuBLAS's sgemm through PyTorch (no tf32) at 4096^3, timed with do_bench (L2 flushed between
-launches) and back to back, as the f32 runs' anchor (scripts/gpu-run93.sh on)."""
+launches) and back to back, as the f32 runs' anchor (scripts/runs/gpu-run93.sh on)."""
 import os
 import sys
 

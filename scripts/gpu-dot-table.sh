@@ -5,7 +5,7 @@
 # anchors are (back to back, and each launch after an L2 flush). Usage (from a run
 # script, after its staging): bash scripts/gpu-dot-table.sh LOG PACKAGE_DIR [BIN_DIR]
 # (BIN_DIR: the runtime-only 05_matmul_aot and 06_flash_attention_aot; default .gpu-stage/bin).
-# Runs 28 and 41 (scripts/gpu-final-run28.sh, gpu-run41.sh) ran this table written out in full.
+# Runs 28 and 41 (scripts/runs/gpu-final-run28.sh, gpu-run41.sh) ran this table written out in full.
 source "$(dirname "$0")/gpu-setup.sh" "$1"; P=$2; BIN=${3:-.gpu-stage/bin}
 python3 bench/dot_anchors.py
 m() { local be=$1; shift; TESSERA_BACKEND=$be timeout 90 $BIN/05_matmul_aot "$@" --package-dir=$P 2>&1 | grep -v "matrix units"; }

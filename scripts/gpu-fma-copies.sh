@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU test-machine side of an f32 copies run (runs 95, 96: scripts/gpu-runNN.sh call it), after
+# GPU test-machine side of an f32 copies run (runs 95, 96: scripts/runs/gpu-runNN.sh call it), after
 # scripts/stage-fma-copies.sh NN on the build machine; carry .gpu and .gpu-stage/bin/wNN:
 #   bash scripts/gpu-fma-copies.sh NN CONFIG...
 # Ragged checks of the copied form at each block shape, then the f32 matmul at 4096^3 through

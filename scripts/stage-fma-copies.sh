@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build machine side of an f32 copies run (runs 95, 96: scripts/stage-runNN.sh call it):
+# Build machine side of an f32 copies run (runs 95, 96: scripts/runs/stage-runNN.sh call it):
 #   bash scripts/stage-fma-copies.sh NN CONFIG...
 # The f32 matmul's FMA path with its operands copied by cp.async in stages
 # (TESSERA_FMA_ASYNC_COPIES=1: async/) against none (TESSERA_FMA_ASYNC_COPIES=0: base/, staged from

@@ -1,4 +1,4 @@
-# Sourced by the build-machine side of a GPU run (scripts/stage-runNN.sh), from the project's
+# Sourced by the build-machine side of a GPU run (scripts/runs/stage-runNN.sh), from the project's
 # root: builds, then makes .gpu-stage/bin/wNN ($W) afresh with the runtime library, the named
 # examples' runtime-only (AOT) builds in bin/ and the named package folders.
 #   source scripts/stage-setup.sh NN "05_matmul [06_flash_attention]" [FOLDER...]
