@@ -498,6 +498,7 @@ void addTilePasses(OpPassManager &pm, bool portable, bool nativeDivFma) {
     options.nativeDivFma = nativeDivFma;
     pm.addPass(tile::createTileExpandPortableMath(options));
   }
+  pm.addPass(tile::createTileScalarizeUniform()); // (the expansions' work on uniform operands)
   pm.addPass(createCanonicalizerPass());
 }
 

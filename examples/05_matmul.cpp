@@ -9,8 +9,8 @@
 //                [--config=BMxBNxBK/WARPS] (block shape and warps per program; default 128x256x64/8 for
 //                f16/bf16 through CUDA on sm_90, 128x128x32/8 on other tensor cores, 128x256x32/16 for
 //                f16 through Vulkan on cooperative matrices in mma.sync's lanes (128x256x64/8 where
-//                workgroup-scope matrices run), for f32 64x128x16/4 through CUDA and 64x256x16/8 through
-//                Vulkan on a GPU, else 64x64x32/4)
+//                workgroup-scope matrices run), for f32 128x256x32/8 through CUDA on sm_90 (64x128x16/4
+//                on other GPUs) and 64x256x16/8 through Vulkan on a GPU, else 64x64x32/4)
 //                [--stages=2] (loads of A and B for the next k step issued before this step's dot)
 //                [--b-transposed] (B stored N x K, as a linear layer's weights: C = A @ B^T)
 //                [--tune] (pick the block shape by timing a few on this device, cached: tessera/autotune.hpp)
@@ -130,10 +130,12 @@ static int fail(const char *what, const tessera::Status &s) {
 /// of those blocks, with no activation, B as it lies and one stage (what that code takes);
 /// otherwise 128 x 256 x 32 with 16 warps for f16 where cooperative matrices keep accumulators
 /// in mma.sync's lanes (the device's target ends in +mma-lanes: NVIDIA), and for bf16 where they
-/// take bf16 too (+bf16); for f32 (FMA) 64 x 128 x 16 with 4 warps through CUDA (its operands
-/// copied in stages: run 95 on the H100, 42.1 TFLOP/s against 41.1 for 64 x 256 x 16 / 8 staged
-/// in halves) and 64 x 256 x 16 with 8 warps through Vulkan on a GPU (run 94: 34.6-34.8 TFLOP/s,
-/// against 33.7 for 128 x 128 x 16 / 8 and 34.5 for 64 x 128 x 16 / 4), else 64 x 64 x 32 with 4
+/// take bf16 too (+bf16); for f32 (FMA) 128 x 256 x 32 with 8 warps through CUDA on sm_90 (128
+/// accumulators a thread, one program a multiprocessor, its operands copied in 3 stages and each
+/// 32-deep k step one block of multiply-adds: run 97 on the H100, 46.1 TFLOP/s against 45.1-45.3
+/// for 64 x 128 x 32 / 4 and 64 x 128 x 16 / 4) and 64 x 128 x 16 with 4 warps on other CUDA GPUs
+/// (where the 3 stages of the larger block do not fit), 64 x 256 x 16 with 8 warps through Vulkan
+/// on a GPU (run 97: 37.1 TFLOP/s, against 34.0 for 64 x 128 x 16 / 4), else 64 x 64 x 32 with 4
 /// warps, which fits every device's shared memory (lavapipe's 32 KiB on the FMA path too).
 template <class T> Config defaultConfig(const tessera::Device &dev, bool portable, int stages, int M, int N, int K, Act act,
                                         bool bTransposed) {
@@ -149,6 +151,8 @@ template <class T> Config defaultConfig(const tessera::Device &dev, bool portabl
   else if (!portable && !std::is_same_v<T, float> && tensorCores) c = Config{128, 128, 32, 8};
   else if (workgroupMatrices) c = Config{128, 256, 64, 8};
   else if (!portable && coopLanes) c = Config{128, 256, 32, 16};
+  else if (!portable && std::is_same_v<T, float> && cuda && dev.backendInfo().computeCapability == 90)
+    c = Config{128, 256, 32, 8};
   else if (!portable && std::is_same_v<T, float> && cuda) c = Config{64, 128, 16, 4};
   else if (!portable && std::is_same_v<T, float> && !dev.info().isCpu) c = Config{64, 256, 16, 8};
   c.stages = stages;

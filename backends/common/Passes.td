@@ -107,10 +107,12 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "dots do: on, off, or auto (the default): where a thread holds 128 accumulators or more "
            "or the program has 4 subgroups or fewer, where that measured faster "
            "(TESSERA_FMA_ASYNC_COPIES=1|0 for on|off)">,
-    Option<"fmaUnroll", "fma-unroll", "int64_t", /*default=*/"8",
+    Option<"fmaUnroll", "fma-unroll", "int64_t", /*default=*/"0",
            "A dot on the FMA path walks k in steps of this many values (a power of two, 1 to 64; "
            "capped at the dot's K), each step's loads and multiply-adds in one block for the "
-           "assembler to schedule (TESSERA_FMA_UNROLL=N, to measure)">,
+           "target's compiler; 0 (the default): the target's choice (TargetInfo::fmaUnroll: 32 on "
+           "NVPTX, the whole K of the usual blocks, run 97; 8 on SPIR-V, where more multiplied "
+           "the compile and pipeline-creation times; TESSERA_FMA_UNROLL=N)">,
     Option<"stagingBarrier", "staging-barrier", "bool", /*default=*/"false",
            "SPIR-V, cooperative matrices in mma.sync's lanes: a dot whose operands are staged in two "
            "halves (one barrier an iteration) also meets the program at a barrier before writing "

@@ -102,6 +102,9 @@ public:
   /// where measured faster.
   virtual int64_t fmaHalvesLimit() const { return 0; }
   virtual bool prefersFmaHalves() const { return false; }
+  /// The k values an FMA-path dot's inner loop takes a step unless fma-unroll names them: 8 by
+  /// default (each step one block of multiply-adds for the target's compiler).
+  virtual int64_t fmaUnroll() const { return 8; }
   /// The shared memory a kernel may reach with an FMA-path dot's operands copied in stages
   /// (option fma-async-copies).
   virtual int64_t fmaStagingLimit() const { return 0; }

@@ -174,7 +174,7 @@ struct TensorCopyOptions {
   bool fmaLayout = true;
   TileLowering::FmaHalves fmaHalves = TileLowering::FmaHalves::Auto;
   TileLowering::FmaAsyncCopies fmaAsyncCopies = TileLowering::FmaAsyncCopies::Auto;
-  int64_t fmaUnroll = 8;
+  int64_t fmaUnroll = 0;
 };
 
 LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const TargetInfo &target,
@@ -274,7 +274,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.fmaLayout = copies.fmaLayout;
   lowering.fmaHalves = copies.fmaHalves;
   lowering.fmaAsyncCopies = copies.fmaAsyncCopies;
-  lowering.fmaUnroll = copies.fmaUnroll;
+  lowering.fmaUnroll = copies.fmaUnroll ? copies.fmaUnroll : target.fmaUnroll();
   lowering.maxVec = maxVec;
   lowering.uniformRuns = std::move(uniformRuns);
   // dot(a, trans(x)) reads x as it lies (transpose_b): x is not moved into the transposed
@@ -541,8 +541,8 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
         autoOnOff<TileLowering::FmaAsyncCopies>(module, "fma-async-copies", fmaAsyncCopies);
     if (!producer || !halves || !async)
       return signalPassFailure();
-    if (fmaUnroll < 1 || fmaUnroll > 64 || !llvm::isPowerOf2_64(uint64_t(fmaUnroll))) {
-      module.emitError() << "fma-unroll=" << int64_t(fmaUnroll) << ": use a power of two from 1 to 64";
+    if (fmaUnroll != 0 && (fmaUnroll < 1 || fmaUnroll > 64 || !llvm::isPowerOf2_64(uint64_t(fmaUnroll)))) {
+      module.emitError() << "fma-unroll=" << int64_t(fmaUnroll) << ": use a power of two from 1 to 64 (0: the target's)";
       return signalPassFailure();
     }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",

@@ -1,26 +1,28 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=off" | FileCheck %s
-// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=off fma-unroll=32" | FileCheck %s --check-prefix=WHOLE
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=off fma-unroll=8" | FileCheck %s --check-prefix=EIGHT
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=off fma-unroll=2" | FileCheck %s --check-prefix=TWO
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=8 fma-unroll=4" | FileCheck %s --check-prefix=SPIRV
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=8" | FileCheck %s --check-prefix=SPIRV-DEFAULT
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=on fma-unroll=1" | FileCheck %s --check-prefix=ROWS
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-unroll=12" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-unroll=128" 2>&1 | FileCheck %s --check-prefix=BIG
 
 // A 16 x 32 x 16 dot on the FMA path (one subgroup). Its inner loop walks k in steps of
-// fma-unroll values (default 8), each step's multiply-adds in one block: a thread holds 8 of the
-// 16 x 16 accumulators, so 8 k values make 64 fmas a step, 32 (the whole K, one step) 256, and
-// 2 make 16 (on SPIR-V, subgroups of 8: 32 accumulators a thread, 4 k values 128 fmas). A copied (row-major) A is read 4 k values at a time, so its steps take 4 at least.
+// fma-unroll values (by default the target's: 32 on NVPTX, 8 on SPIR-V), each step's
+// multiply-adds in one block: a thread holds 8 of the 16 x 16 accumulators, so 32 k values (the
+// whole K, one step) make 256 fmas a step, 8 make 64, and 2 make 16 (on SPIR-V, subgroups of 8:
+// 32 accumulators a thread, 8 k values 256 fmas, 4 make 128). A copied (row-major) A is read 4 k values at a time, so its steps take 4 at least.
 
 // CHECK-LABEL: gpu.func @unroll
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8_i32{{(_[0-9]+)?}} iter_args
-// CHECK-COUNT-64: math.fma
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32_i32{{(_[0-9]+)?}} iter_args
+// CHECK-COUNT-256: math.fma
 // CHECK-NOT: math.fma
 // CHECK: scf.yield
-// WHOLE-LABEL: gpu.func @unroll
-// WHOLE: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32_i32{{(_[0-9]+)?}} iter_args
-// WHOLE-COUNT-256: math.fma
-// WHOLE-NOT: math.fma
-// WHOLE: scf.yield
+// EIGHT-LABEL: gpu.func @unroll
+// EIGHT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8_i32{{(_[0-9]+)?}} iter_args
+// EIGHT-COUNT-64: math.fma
+// EIGHT-NOT: math.fma
+// EIGHT: scf.yield
 // TWO-LABEL: gpu.func @unroll
 // TWO: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2_i32{{(_[0-9]+)?}} iter_args
 // TWO-COUNT-16: math.fma
@@ -31,13 +33,18 @@
 // SPIRV-COUNT-128: math.fma
 // SPIRV-NOT: math.fma
 // SPIRV: scf.yield
+// SPIRV-DEFAULT-LABEL: gpu.func @unroll
+// SPIRV-DEFAULT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8_i32{{(_[0-9]+)?}} iter_args
+// SPIRV-DEFAULT-COUNT-256: math.fma
+// SPIRV-DEFAULT-NOT: math.fma
+// SPIRV-DEFAULT: scf.yield
 // ROWS-LABEL: gpu.func @unroll
 // ROWS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4_i32{{(_[0-9]+)?}} iter_args
 // ROWS-COUNT-32: math.fma
 // ROWS-NOT: math.fma
 // ROWS: scf.yield
-// BAD: fma-unroll=12: use a power of two from 1 to 64
-// BIG: fma-unroll=128: use a power of two from 1 to 64
+// BAD: fma-unroll=12: use a power of two from 1 to 64 (0: the target's)
+// BIG: fma-unroll=128: use a power of two from 1 to 64 (0: the target's)
 func.func @unroll(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32>, %k: i32)
     attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %r16 = tile.arange 0, 16 : tensor<16xi32>

@@ -236,7 +236,8 @@ TEST_CASE("an FMA-path dot loads each k step's values of A and B as 16-byte runs
   // 64 x 256 over 8 warps: 32 threads across the columns (subgroups of 4 x 8 lanes on a 2 x 4
   // grid), each 8 rows and 8 columns, so a k step is 2 16-byte loads of A (staged transposed, the
   // thread's rows side by side) and 2 of B for 64 multiply-adds. TESSERA_FMA_LAYOUT=0 keeps the
-  // plain split: 16 rows and 4 columns a thread.
+  // plain split: 16 rows and 4 columns a thread. The block holds the dot's whole K (16 k steps:
+  // fma-unroll, 32 by default on NVPTX, capped at K).
   auto loopOf = [](const std::string &ptx) { // the k loop: between its label and its back branch
     const size_t fma = ptx.find("fma.rn.f32");
     REQUIRE(fma != std::string::npos);
@@ -249,15 +250,15 @@ TEST_CASE("an FMA-path dot loads each k step's values of A and B as 16-byte runs
                            "compile"));
   };
   const std::string loop = loopOf(ptxOf("sm_90"));
-  CHECK(count(loop, "fma.rn.f32") == 8 * 64);
-  CHECK(count(loop, "ld.shared.v4") == 8 * 4);
-  CHECK(count(loop, "ld.shared") == 8 * 4);
+  CHECK(count(loop, "fma.rn.f32") == 16 * 64);
+  CHECK(count(loop, "ld.shared.v4") == 16 * 4);
+  CHECK(count(loop, "ld.shared") == 16 * 4);
   ::setenv("TESSERA_FMA_LAYOUT", "0", 1);
   const std::string plain = loopOf(ptxOf("sm_90"));
   ::unsetenv("TESSERA_FMA_LAYOUT");
-  CHECK(count(plain, "fma.rn.f32") == 8 * 64);
-  CHECK(count(plain, "ld.shared.v4") == 8 * 5); // 16 rows of A in 4 loads, 4 columns of B in 1
-  CHECK(count(plain, "ld.shared") == 8 * 5);
+  CHECK(count(plain, "fma.rn.f32") == 16 * 64);
+  CHECK(count(plain, "ld.shared.v4") == 16 * 5); // 16 rows of A in 4 loads, 4 columns of B in 1
+  CHECK(count(plain, "ld.shared") == 16 * 5);
 }
 
 TEST_CASE("fast f16 and bf16 dots use tensor cores (mma.sync) from sm_80, not portable, f32, i8 or sm_75 ones") {

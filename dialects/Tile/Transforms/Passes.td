@@ -56,6 +56,30 @@ def TileExpandPortableMath : Pass<"tile-expand-portable-math", "mlir::ModuleOp">
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TileScalarizeUniform : Pass<"tile-scalarize-uniform", "mlir::ModuleOp"> {
+  let summary = "Compute an elementwise op once where its operands are the same in every element";
+  let description = [{
+    An elementwise op (arith, math) whose tile operands are each a `tile.splat` or a splat
+    constant becomes the scalar op on the splat values, splat after; one whose operands are each
+    a `tile.broadcast` of a tile of one shape (or a splat constant) becomes the op on those
+    smaller tiles, broadcast after. Ops are visited in order, so a chain of them narrows whole.
+
+      %s = tile.splat %sum : tensor<1024xf64>
+      %r = arith.mulf %s, %cst : tensor<1024xf64>      // %cst = dense<2.0>
+    =>
+      %r0 = arith.mulf %sum, %c2 : f64
+      %r = tile.splat %r0 : tensor<1024xf64>
+
+    Each element is the same operation on the same values, so results are unchanged to the bit
+    (portable mode included). What it saves is where portable math expands an op with a uniform
+    operand: `x / sum` expands into a reciprocal of `sum` by three f64 Newton steps and tests on
+    `sum` (tile-expand-portable-math), which this computes once a program instead of once an
+    element (a row softmax's division), or once a row instead of once an element (attention's
+    final `acc / broadcast(l)`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileHoistLoads : Pass<"tile-hoist-loads", "mlir::ModuleOp"> {
   let summary = "Issue each top-level load of a kernel as early as its operands allow";
   let description = [{
