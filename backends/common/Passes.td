@@ -111,8 +111,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "A dot on the FMA path walks k in steps of this many values (a power of two, 1 to 64; "
            "capped at the dot's K), each step's loads and multiply-adds in one block for the "
            "target's compiler; 0 (the default): the target's choice (TargetInfo::fmaUnroll: 32 on "
-           "NVPTX, the whole K of the usual blocks, run 97; 8 on SPIR-V, where more multiplied "
-           "the compile and pipeline-creation times; TESSERA_FMA_UNROLL=N)">,
+           "NVPTX, the whole K of the usual blocks, run 97; on SPIR-V 16 for subgroups of 32 or "
+           "more, 8 for narrower, where llvmpipe took far longer to make pipelines of larger "
+           "blocks; TESSERA_FMA_UNROLL=N)">,
     Option<"stagingBarrier", "staging-barrier", "bool", /*default=*/"false",
            "SPIR-V, cooperative matrices in mma.sync's lanes: a dot whose operands are staged in two "
            "halves (one barrier an iteration) also meets the program at a barrier before writing "

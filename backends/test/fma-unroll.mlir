@@ -3,15 +3,17 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=off fma-unroll=2" | FileCheck %s --check-prefix=TWO
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=8 fma-unroll=4" | FileCheck %s --check-prefix=SPIRV
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=8" | FileCheck %s --check-prefix=SPIRV-DEFAULT
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=32" | FileCheck %s --check-prefix=SPIRV32
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-async-copies=on fma-unroll=1" | FileCheck %s --check-prefix=ROWS
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-unroll=12" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-unroll=128" 2>&1 | FileCheck %s --check-prefix=BIG
 
 // A 16 x 32 x 16 dot on the FMA path (one subgroup). Its inner loop walks k in steps of
-// fma-unroll values (by default the target's: 32 on NVPTX, 8 on SPIR-V), each step's
-// multiply-adds in one block: a thread holds 8 of the 16 x 16 accumulators, so 32 k values (the
-// whole K, one step) make 256 fmas a step, 8 make 64, and 2 make 16 (on SPIR-V, subgroups of 8:
-// 32 accumulators a thread, 8 k values 256 fmas, 4 make 128). A copied (row-major) A is read 4 k values at a time, so its steps take 4 at least.
+// fma-unroll values (by default the target's: 32 on NVPTX; on SPIR-V 16 for subgroups of 32, 8
+// for narrower), each step's multiply-adds in one block: a thread holds 8 of the 16 x 16
+// accumulators, so 32 k values (the whole K, one step) make 256 fmas a step, 16 make 128, 8
+// make 64, and 2 make 16 (on SPIR-V with subgroups of 8: 32 accumulators a thread, 8 k values
+// 256 fmas, 4 make 128). A copied (row-major) A is read 4 k values at a time, so its steps take 4 at least.
 
 // CHECK-LABEL: gpu.func @unroll
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32_i32{{(_[0-9]+)?}} iter_args
@@ -38,6 +40,11 @@
 // SPIRV-DEFAULT-COUNT-256: math.fma
 // SPIRV-DEFAULT-NOT: math.fma
 // SPIRV-DEFAULT: scf.yield
+// SPIRV32-LABEL: gpu.func @unroll
+// SPIRV32: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16_i32{{(_[0-9]+)?}} iter_args
+// SPIRV32-COUNT-128: math.fma
+// SPIRV32-NOT: math.fma
+// SPIRV32: scf.yield
 // ROWS-LABEL: gpu.func @unroll
 // ROWS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4_i32{{(_[0-9]+)?}} iter_args
 // ROWS-COUNT-32: math.fma
