@@ -61,8 +61,8 @@ def TileScalarizeUniform : Pass<"tile-scalarize-uniform", "mlir::ModuleOp"> {
   let description = [{
     An elementwise op (arith, math) whose tile operands are each a `tile.splat` or a splat
     constant becomes the scalar op on the splat values, splat after; one whose operands are each
-    a `tile.broadcast` of a tile of one shape (or a splat constant) becomes the op on those
-    smaller tiles, broadcast after. Ops are visited in order, so a chain of them narrows whole.
+    a `tile.broadcast` of a tile of one shape (or a splat, or a splat constant) becomes the op on
+    those smaller tiles, broadcast after. Ops are visited in order, so a chain of them narrows whole.
 
       %s = tile.splat %sum : tensor<1024xf64>
       %r = arith.mulf %s, %cst : tensor<1024xf64>      // %cst = dense<2.0>

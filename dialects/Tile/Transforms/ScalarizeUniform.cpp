@@ -42,20 +42,20 @@ bool isElementwiseOnTiles(Operation *op) {
 }
 
 /// Does every operand of `op` come as a splat or splat constant (`small` null), or as a
-/// broadcast of a tile of `small`'s shape or a splat constant?
+/// broadcast of a tile of `small`'s shape, a splat or a splat constant?
 bool uniformOperands(Operation *op, RankedTensorType small) {
   return llvm::all_of(op->getOperands(), [&](Value v) {
-    if (splatConstant(v))
+    if (splatConstant(v) || v.getDefiningOp<SplatOp>())
       return true;
     if (!small)
-      return bool(v.getDefiningOp<SplatOp>());
+      return false;
     auto broadcast = v.getDefiningOp<BroadcastOp>();
     return broadcast && cast<RankedTensorType>(broadcast.getSrc().getType()).getShape() == small.getShape();
   });
 }
 
 /// The operand as a scalar (a splat's value, a constant's splat value) or as a tile of
-/// `small`'s shape (a broadcast's source, the constant at that shape).
+/// `small`'s shape (a broadcast's source, the splat or the constant at that shape).
 Value narrowOperand(OpBuilder &b, Location loc, Value v, RankedTensorType small) {
   if (Attribute value = splatConstant(v)) {
     if (!small)
@@ -63,8 +63,12 @@ Value narrowOperand(OpBuilder &b, Location loc, Value v, RankedTensorType small)
     auto shape = RankedTensorType::get(small.getShape(), cast<RankedTensorType>(v.getType()).getElementType());
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(shape, value));
   }
-  if (!small)
-    return v.getDefiningOp<SplatOp>().getValue();
+  if (auto splat = v.getDefiningOp<SplatOp>()) {
+    if (!small)
+      return splat.getValue();
+    auto shape = RankedTensorType::get(small.getShape(), cast<RankedTensorType>(v.getType()).getElementType());
+    return SplatOp::create(b, loc, shape, splat.getValue());
+  }
   return v.getDefiningOp<BroadcastOp>().getSrc();
 }
 

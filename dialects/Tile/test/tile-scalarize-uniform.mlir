@@ -1,7 +1,8 @@
 // tile-scalarize-uniform: elementwise ops whose operands are all splats (or splat constants)
 // run once on the scalars and are splat after, whole chains of them; ops whose operands are all
-// broadcasts of one shape run on the smaller tiles and are broadcast after. An op with an
-// operand that varies along the tile stays, and so does one of constants alone.
+// broadcasts of one shape (splats among them taken at that shape) run on the smaller tiles and
+// are broadcast after. An op with an operand that varies along the tile stays, and so does one
+// of constants alone.
 // RUN: tessera-opt %s --tile-scalarize-uniform | FileCheck %s
 
 // CHECK-LABEL: func.func @splats
@@ -42,6 +43,19 @@ func.func @broadcasts(%l: tensor<64x1xf32>, %a: tensor<64x128xf32>) -> tensor<64
   %n = arith.mulf %lb, %half : tensor<64x128xf32>
   %d = arith.divf %a, %n : tensor<64x128xf32>
   return %d : tensor<64x128xf32>
+}
+
+// A broadcast and a splat: the splat at the broadcast's source shape.
+// CHECK-LABEL: func.func @broadcast_and_splat
+// CHECK-SAME: (%[[L:.*]]: tensor<64x1xf32>, %[[S:.*]]: f32)
+// CHECK: %[[SS:.*]] = tile.splat %[[S]] : tensor<64x1xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[L]], %[[SS]] : tensor<64x1xf32>
+// CHECK: tile.broadcast %[[P]] : tensor<64x1xf32> -> tensor<64x128xf32>
+func.func @broadcast_and_splat(%l: tensor<64x1xf32>, %s: f32) -> tensor<64x128xf32> {
+  %lb = tile.broadcast %l : tensor<64x1xf32> -> tensor<64x128xf32>
+  %st = tile.splat %s : tensor<64x128xf32>
+  %p = arith.mulf %lb, %st : tensor<64x128xf32>
+  return %p : tensor<64x128xf32>
 }
 
 // Broadcasts of two shapes: unchanged.
