@@ -1666,18 +1666,19 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
 
     // k in steps of `unroll` (fma-unroll; at least the 4 values a row-major A's reads take), each
     // step's products in increasing k (the canonical order in portable mode is unchanged).
-    const int64_t unroll = std::min<int64_t>(K, std::max<int64_t>(lw.fmaUnroll, rowMajorA ? 4 : 1));
+    const int64_t rowRun = 4; // the k values read at once from each of a thread's rows of a row-major A
+    const int64_t unroll = std::min<int64_t>(K, std::max<int64_t>(lw.fmaUnroll, rowMajorA ? rowRun : 1));
     auto kLoop = scf::ForOp::create(
         r, loc, lw.i32(r, loc, 0), lw.i32(r, loc, K), lw.i32(r, loc, unroll), adaptor.getAcc(),
         [&](OpBuilder &b, Location l, Value k0, ValueRange carried) {
           SmallVector<Value> acc(carried.begin(), carried.end());
-          SmallVector<SmallVector<Value>> aRows; // rowMajorA: each row's 4 values from k0 + u - u % 4 on
+          SmallVector<SmallVector<Value>> aRows; // rowMajorA: each row's rowRun values from k0 + u - u % rowRun on
           for (int64_t u = 0; u < unroll; ++u) {
-            if (rowMajorA && u % 4 == 0) {
+            if (rowMajorA && u % rowRun == 0) {
               aRows.clear();
               for (Value start : rowStart)
                 aRows.push_back(lw.loadSharedRun(
-                    b, l, sa, arith::AddIOp::create(b, l, start, arith::AddIOp::create(b, l, k0, lw.i32(b, l, u))), accElem, 4));
+                    b, l, sa, arith::AddIOp::create(b, l, start, arith::AddIOp::create(b, l, k0, lw.i32(b, l, u))), accElem, rowRun));
             }
             Value k = u ? Value(arith::AddIOp::create(b, l, k0, lw.i32(b, l, u))) : k0;
             SmallVector<Value> av, bv;
@@ -1695,7 +1696,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
             };
             if (rowMajorA)
               for (const SmallVector<Value> &row : aRows)
-                av.push_back(row[u % 4]);
+                av.push_back(row[u % rowRun]);
             else
               loadRuns(sa, rowStart, kA, runA, av);
             if (vectorB) // b's vectors: element i of run j at vector (kN + colStart[j]) / vecB

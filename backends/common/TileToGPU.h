@@ -172,7 +172,8 @@ struct TileLowering {
   /// such copies: off, auto (where a thread holds 128 accumulators or more, or the program is 4
   /// subgroups or fewer: where that measured faster) or on.
   enum class FmaAsyncCopies { Off, Auto, On } fmaAsyncCopies = FmaAsyncCopies::Auto;
-  /// fma-unroll: the k values an FMA-path dot's inner loop takes a step.
+  /// fma-unroll: the k values an FMA-path dot's inner loop takes a step (the pass sets the
+  /// option's value, else TargetInfo::fmaUnroll).
   int64_t fmaUnroll = 8;
   std::map<mlir::Operation *, bool> pingpongDots;
   /// Dots issued in the previous dot's turn (its wait comes after them: lateWaits), so a turn

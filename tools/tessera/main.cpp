@@ -79,6 +79,9 @@ void printHelp(FILE *out) {
              "  TESSERA_FMA_ASYNC_COPIES  1 | 0 (compiling): an f32 dot on the FMA path in a loop takes the\n"
              "                     operands it loads by cp.async copies in stages through CUDA, always | never\n"
              "                     (unset: where a thread holds 128 accumulators or more, or a program 4 warps or fewer)\n"
+             "  TESSERA_FMA_UNROLL  N (compiling): the k values, a power of two up to 64, that a dot on the FMA\n"
+             "                     path takes a step, in one block of multiply-adds (unset: the target's, 32 on\n"
+             "                     PTX, 16 on SPIR-V for subgroups of 32 or more, 8 for narrower; to measure)\n"
              "  TESSERA_ASYNC_COPY_FENCE  0 (compiling): no async-proxy fence after the cp.async copies a\n"
              "                     warpgroup dot reads (to measure; the memory model asks for the fence)\n",
              out);
