@@ -27,6 +27,7 @@ inline constexpr CompileVariable kCompileVariables[] = {
     {"TESSERA_COPIES_AFTER_MMA", "copies-after-mma"},
     {"TESSERA_STORE_STAGING", "store-staging"},
     {"TESSERA_FMA_LAYOUT", "fma-layout"},
+    {"TESSERA_FMA_VECTOR_A", "fma-vector-a"},
     {"TESSERA_FMA_HALVES", "fma-halves"},
     {"TESSERA_FMA_ASYNC_COPIES", "fma-async-copies"},
     {"TESSERA_FMA_UNROLL", "fma-unroll"},

@@ -19,7 +19,8 @@
 // --repeat=R also times R more launches on the device, after about 200 ms of warm-up launches
 // (examples/timing.hpp), and prints the median TFLOP/s, the fastest and the slowest; back to back,
 // or with --flush-l2 each after a 128 MiB device copy, as triton.testing.do_bench times. Past 2^30
-// multiply-adds only 64 random rows of C are checked against float64 (the host is slow).
+// multiply-adds only 64 random rows of C are checked against float64 (the host is slow). --stats
+// prints what the driver reports about the kernel's machine code (registers, spills).
 #include "tessera/runtime/Runtime.hpp"
 #include "timing.hpp"
 #ifndef TESSERA_EXAMPLE_AOT
@@ -318,6 +319,7 @@ template <class T> int run(int M, int N, int K, Act act, bool portable, int repe
     printTflops(repeat, *seconds, 2.0 * M * N * K);
   }
   if (!portable) printTensorCopies(matmul);
+  printStatistics(matmul);
 
 #ifndef TESSERA_EXAMPLE_AOT
   // Portable mode promises the interpreter's bits on every device.

@@ -24,7 +24,8 @@
 // products of a D = 128 program must fit lavapipe's 32 KiB). --repeat=R times R more
 // launches after about 200 ms of warm-up (examples/timing.hpp), back to back or with --flush-l2
 // each after a 128 MiB device copy (as triton.testing.do_bench); past 2^32 multiply-adds only 64
-// random (batch x head, row) pairs are checked.
+// random (batch x head, row) pairs are checked. --stats prints what the driver reports about the
+// kernel's machine code (registers, spills).
 #include "tessera/runtime/Runtime.hpp"
 #include "timing.hpp"
 #ifndef TESSERA_EXAMPLE_AOT
@@ -274,6 +275,7 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
     printTflops(repeat, *seconds, 4.0 * batch * heads * double(seq) * seq * D * (causal ? 0.5 : 1.0));
   }
   if (!portable) printTensorCopies(*attn);
+  printStatistics(*attn);
 
 #ifndef TESSERA_EXAMPLE_AOT
   if (portable) { // the interpreter's bits on every device

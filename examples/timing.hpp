@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,12 +21,26 @@
 /// idle for the copy's time. The copies are timed too and left out. Without it, launches run back
 /// to back, which keeps a matrix-bound kernel's clock lower (docs/bench.md, twenty-seventh session).
 inline bool flushL2 = false;
+/// --stats: after the timed launches, one line of what the driver reports about the kernel's
+/// machine code (Kernel::statistics: registers, spills, shared memory), to compare forms.
+inline bool printStats = false;
 
-/// Takes the examples' timing options (--flush-l2); false where `arg` is none of them.
+/// Takes the examples' timing options (--flush-l2, --stats); false where `arg` is none of them.
 inline bool parseTimingOption(const char *arg) {
-  if (std::string_view(arg) != "--flush-l2") return false;
-  flushL2 = true;
-  return true;
+  const std::string_view a(arg);
+  if (a == "--flush-l2") return flushL2 = true;
+  if (a == "--stats") return printStats = true;
+  return false;
+}
+
+/// With --stats: "driver: NAME = VALUE; ..." for `kernel` ("driver: none reported" where the driver
+/// reports nothing, as lavapipe).
+inline void printStatistics(const tessera::Kernel &kernel) {
+  if (!printStats) return;
+  std::string line;
+  for (const tessera::KernelStatistic &s : kernel.statistics())
+    line += (line.empty() ? "" : "; ") + s.name + " = " + std::to_string(int64_t(s.value));
+  std::printf("driver: %s\n", line.empty() ? "none reported" : line.c_str());
 }
 
 inline tessera::Result<std::vector<double>> timeLaunches(tessera::Device &dev, int repeat,

@@ -135,7 +135,9 @@ Value halfParity(OpBuilder &r, Location loc, const TileLowering &lw, scf::ForOp 
 /// holds that wider type (floats extended exactly, integers sign-extended). With `copy`, the
 /// tile comes from its buffer instead (copyToShared), not from `values`. With `unit` > 1 the
 /// array holds vectors of `unit` elements, and each run of `unit` of the thread's elements (a
-/// divisor of the layout's run, placed contiguously from a multiple of `unit`) is one store.
+/// divisor of the layout's run, placed contiguously from a multiple of `unit`) is one store; with
+/// `byComponent` too, each element is stored alone instead, into component index % unit of
+/// vector index / unit (TargetInfo::storeSharedComponent: a transposed tile, read wide).
 struct StagedTile {
   RankedTensorType type;
   ValueRange values; // this thread's elements
@@ -146,6 +148,7 @@ struct StagedTile {
   Type storeAs = {};
   std::function<void(Value)> copy = nullptr; // issues the copies into the array at the insertion point
   int64_t unit = 1;
+  bool byComponent = false;
   Value offset = {}; // added to every index (elements): the half of an array in halves
 };
 
@@ -198,7 +201,17 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
     auto store = [&lw, buf, &widen, &shifted](OpBuilder &x, Location xl, Value idx, Value v) {
       lw.target.storeShared(x, xl, buf, shifted(x, xl, idx), widen(x, xl, v));
     };
-    if (t.unit > 1) { // each run of `unit` elements as one vector, at its first element's index / unit
+    if (t.unit > 1 && t.byComponent) { // each element into its component of vector index / unit
+      forOwners(w, wl, lw, l, [&](OpBuilder &x, Location xl) {
+        Value base = t.index ? Value() : lw.threadLinear(x, xl, l, t.coef);
+        for (int64_t e = 0; e < l.perThread(); ++e) {
+          Value idx = shifted(x, xl, t.index ? t.index(x, xl, e) : elementIndex(x, xl, lw, l, t.coef, base, e));
+          Value vec = arith::ShRUIOp::create(x, xl, idx, lw.i32(x, xl, llvm::Log2_64(t.unit)));
+          Value component = arith::AndIOp::create(x, xl, idx, lw.i32(x, xl, t.unit - 1));
+          lw.target.storeSharedComponent(x, xl, buf, vec, component, widen(x, xl, t.values[e]));
+        }
+      });
+    } else if (t.unit > 1) { // each run of `unit` elements as one vector, at its first element's index / unit
       assert(l.vec % t.unit == 0 && "a vector store spans runs");
       forOwners(w, wl, lw, l, [&](OpBuilder &x, Location xl) {
         Value base = t.index ? Value() : lw.threadLinear(x, xl, l, t.coef);
@@ -1563,10 +1576,13 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     // comes (K x N) is staged in vectors of `vecB` values where its runs and the accumulator's
     // columns both come in runs of them: each run one store, and each k step's columns one load
     // per vector.
+    // A transposed a is staged in vectors of `vecA` values there too, each value written alone
+    // into its component (its neighbours come from other threads), so that a k step reads each
+    // run of a thread's rows as one vector instead of one load per row.
     const BlockedLayout lb = lw.layoutOf(bType);
+    const int64_t vecA = std::min<int64_t>(reps, 4);
     const int64_t vecB = std::min<int64_t>({4, lb.vec, lc.vec});
     const bool vectorB = lw.target.wantsVectorArrays() && blocked && !transB && vecB >= 2 && N % vecB == 0;
-    const Type bVector = VectorType::get({vecB}, accElem);
     // Stage a and b (K x N, also when it comes as N x K) in the accumulator's type (floats
     // widened exactly, i8 sign-extended); a loop-invariant operand once, before the loop
     // (invariantLoop).
@@ -1598,6 +1614,7 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     }
     const bool copied = stages > 1;
     const bool rowMajorA = copied, transposedA = !copied && transposedT;
+    const bool vectorA = lw.fmaVectorA && lw.target.wantsVectorArrays() && transposedA && vecA >= 2 && reps % vecA == 0 && ldT % vecA == 0;
     const int64_t aCount = transposedA ? K * ldT : rowMajorA ? M * ldA : M * K, bCount = K * N;
     const bool wantHalves = lw.fmaHalves == TileLowering::FmaHalves::On ||
                             (lw.fmaHalves == TileLowering::FmaHalves::Auto && lw.target.prefersFmaHalves());
@@ -1626,6 +1643,8 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
       StagedTile stagedB{bType, adaptor.getB(), d.bCoef(), nullptr, (bHalf ? 2 : 1) * bCount, bBefore, accElem};
       stagedA.offset = aHalf;
       stagedB.offset = bHalf;
+      if (vectorA)
+        stagedA.unit = vecA, stagedA.byComponent = true;
       if (vectorB)
         stagedB.unit = vecB;
       SmallVector<Value> staged = stageTiles(r, loc, lw, {stagedA, stagedB}, /*asyncReaders=*/false, kAlign,
@@ -1694,19 +1713,27 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
                   into.append(lw.loadSharedRun(b, l, buf, at, accElem, run));
               }
             };
+            // An array of vectors (vectorA, vectorB): the run from element `start` + `step`
+            // (a multiple of the vector's length) as one vector's elements.
+            auto loadVectors = [&](const SharedBuffer &buf, ArrayRef<Value> starts, Value step, int64_t vec,
+                                   SmallVector<Value> &into) {
+              for (size_t i = 0; i < starts.size(); i += size_t(vec)) {
+                Value at = arith::ShRUIOp::create(b, l, arith::AddIOp::create(b, l, starts[i], step),
+                                                  lw.i32(b, l, llvm::Log2_64(vec)));
+                Value v = lw.target.loadShared(b, l, buf.handle, at, VectorType::get({vec}, accElem));
+                for (int64_t j = 0; j < vec; ++j)
+                  into.push_back(vector::ExtractOp::create(b, l, v, ArrayRef<int64_t>{j}));
+              }
+            };
             if (rowMajorA)
               for (const SmallVector<Value> &row : aRows)
                 av.push_back(row[u % rowRun]);
+            else if (vectorA)
+              loadVectors(sa, rowStart, kA, vecA, av);
             else
               loadRuns(sa, rowStart, kA, runA, av);
-            if (vectorB) // b's vectors: element i of run j at vector (kN + colStart[j]) / vecB
-              for (size_t i = 0; i < colStart.size(); i += size_t(vecB)) {
-                Value at = arith::ShRUIOp::create(b, l, arith::AddIOp::create(b, l, colStart[i], kN),
-                                                  lw.i32(b, l, llvm::Log2_64(vecB)));
-                Value v = lw.target.loadShared(b, l, sb.handle, at, bVector);
-                for (int64_t j = 0; j < vecB; ++j)
-                  bv.push_back(vector::ExtractOp::create(b, l, v, ArrayRef<int64_t>{j}));
-              }
+            if (vectorB)
+              loadVectors(sb, colStart, kN, vecB, bv);
             else
               loadRuns(sb, colStart, kN, runB, bv);
             for (int64_t e = 0; e < n; ++e) {

@@ -95,6 +95,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "The accumulator of a dot on the FMA path splits its threads between rows and columns "
            "so that each k step loads the fewest values of A and B (fmaAccumulatorThreads; "
            "TESSERA_FMA_LAYOUT=0 keeps the plain split, to measure)">,
+    Option<"fmaVectorA", "fma-vector-a", "bool", /*default=*/"true",
+           "SPIR-V (typed workgroup arrays): a dot on the FMA path stages a transposed A in vectors "
+           "of 4, each value written into its component, so that a k step reads a thread's rows "
+           "4 at a time (TESSERA_FMA_VECTOR_A=0 stages it value by value, to measure)">,
     Option<"fmaHalves", "fma-halves", "std::string", /*default=*/"\"auto\"",
            "A dot on the FMA path in a loop stages the operands that change in it in two halves, "
            "iteration t writing half t % 2, with one barrier an iteration instead of two, where both "

@@ -91,6 +91,10 @@ public:
   /// Does a wide access of shared memory need an array of vectors (SPIR-V: workgroup arrays are
   /// typed; loadSharedRun reads one element at a time), where the lowering can stage a tile so?
   virtual bool wantsVectorArrays() const { return false; }
+  /// Writes `value` into component `component` of vector `index` of an array of vectors (where
+  /// wantsVectorArrays: a tile staged for wide reads but written a value at a time).
+  virtual void storeSharedComponent(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, mlir::Value index,
+                                    mlir::Value component, mlir::Value value) const;
 
   /// Shared memory (bytes) that a program already using `sharedBytes`, of `threads` threads, may
   /// add to store a matrix-unit accumulator's tile through it as 16-byte runs (StoreLowering),

@@ -163,6 +163,9 @@ struct TileLowering {
   bool waitBeforeCopies = false;
   /// Option fma-layout: accumulators on the FMA path take fmaShapes' split.
   bool fmaLayout = true;
+  /// Option fma-vector-a: where the target wants vector arrays (SPIR-V), an FMA-path dot's
+  /// transposed A is staged in vectors, written a component at a time, read a vector at a time.
+  bool fmaVectorA = true;
   /// Option fma-halves: FMA-path dots in a loop stage the operands that change in it in two
   /// halves, one barrier an iteration (DotLowering): off, auto (where the target prefers it:
   /// TargetInfo::prefersFmaHalves) or on (wherever they fit).

@@ -44,6 +44,10 @@ SmallVector<Value> TargetInfo::loadSharedRun(OpBuilder &b, Location loc, Value b
   return out;
 }
 
+void TargetInfo::storeSharedComponent(OpBuilder &, Location, Value, Value, Value, Value) const {
+  llvm_unreachable("storeSharedComponent: only targets whose shared arrays are typed (wantsVectorArrays)");
+}
+
 std::optional<TargetInfo::MmaShape> TargetInfo::mmaShape(Type, Type) const { return std::nullopt; }
 std::optional<TargetInfo::CoopMatrixShape> TargetInfo::coopMatrixShape(Type, Type) const { return std::nullopt; }
 SmallVector<Value> TargetInfo::mmaLoadA(OpBuilder &, Location, Value, Value, int64_t, int64_t, Value, Type) const {
@@ -171,7 +175,7 @@ struct TensorCopyOptions {
   bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
   enum class Producer { Off, Auto, On } producer = Producer::Auto;
   bool asyncCopyFence = true, copiesAfterMma = true, storeStaging = true, waitBeforeCopies = false;
-  bool fmaLayout = true;
+  bool fmaLayout = true, fmaVectorA = true;
   TileLowering::FmaHalves fmaHalves = TileLowering::FmaHalves::Auto;
   TileLowering::FmaAsyncCopies fmaAsyncCopies = TileLowering::FmaAsyncCopies::Auto;
   int64_t fmaUnroll = 0;
@@ -272,6 +276,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.storeStaging = copies.storeStaging;
   lowering.waitBeforeCopies = copies.waitBeforeCopies;
   lowering.fmaLayout = copies.fmaLayout;
+  lowering.fmaVectorA = copies.fmaVectorA;
   lowering.fmaHalves = copies.fmaHalves;
   lowering.fmaAsyncCopies = copies.fmaAsyncCopies;
   lowering.fmaUnroll = copies.fmaUnroll ? copies.fmaUnroll : target.fmaUnroll();
@@ -466,7 +471,8 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   ConversionTarget legal(*ctx);
   populateWorkgroupMatmulToGPUPatterns(converter, patterns, legal);
   legal.addIllegalDialect<tile::TileDialect>();
-  legal.addLegalOp<tile::PushConstantOp, tile::BufferAtomicOp, tile::BufferLoadRunOp, tile::BufferStoreRunOp>();
+  legal.addLegalOp<tile::PushConstantOp, tile::BufferAtomicOp, tile::BufferLoadRunOp, tile::BufferStoreRunOp,
+                   tile::StoreComponentOp>();
   legal.markUnknownOpDynamicallyLegal([](Operation *op) { return !touchesTiles(op); });
   // Loops (tl::for_range) carrying tiles carry each thread's scalars instead (1:N).
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, legal);
@@ -547,8 +553,8 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     }
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
                                    warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma,
-                                   storeStaging,      waitBeforeCopies, fmaLayout,               *halves,
-                                   *async,            fmaUnroll};
+                                   storeStaging,      waitBeforeCopies, fmaLayout,               fmaVectorA,
+                                   *halves,           *async,           fmaUnroll};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

@@ -253,6 +253,24 @@ struct BufferStoreRunLowering final : OpConversionPattern<tile::BufferStoreRunOp
   }
 };
 
+/// tile.store_component => an access chain to the component of the array's vector, one scalar
+/// store.
+struct StoreComponentLowering final : OpConversionPattern<tile::StoreComponentOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::StoreComponentOp op, OpAdaptor adaptor, ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto &converter = *getTypeConverter<SPIRVTypeConverter>();
+    Value vec = spirv::getElementPtr(converter, cast<MemRefType>(op.getBuffer().getType()), adaptor.getBuffer(),
+                                     ValueRange{adaptor.getIndex()}, loc, r);
+    if (!vec)
+      return r.notifyMatchFailure(op, "cannot address the array's vector");
+    Value elem = spirv::AccessChainOp::create(r, loc, vec, ValueRange{adaptor.getComponent()});
+    spirv::StoreOp::create(r, loc, elem, adaptor.getValue());
+    r.eraseOp(op);
+    return success();
+  }
+};
+
 /// Whether `ptr` (a variable's address or a pointer into it) is only read: every use an access
 /// chain that is itself only read, or a load. Anything else counts as a write.
 bool onlyRead(Value ptr) {
@@ -522,7 +540,7 @@ LogicalResult lowerGPUToSPIRV(ModuleOp module, bool portable, bool noContraction
     populateMMAToSPIRVCoopMatrixTypeConversion(typeConverter);
     populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(typeConverter, patterns);
     populateWorkgroupMatmulToSPIRVPatterns(typeConverter, patterns);
-    patterns.add<PushConstantLowering, BufferAtomicLowering, BufferLoadRunLowering, BufferStoreRunLowering, FromElementsLowering, ExtractLowering,
+    patterns.add<PushConstantLowering, BufferAtomicLowering, BufferLoadRunLowering, BufferStoreRunLowering, StoreComponentLowering, FromElementsLowering, ExtractLowering,
                  GLUnaryLowering<math::Exp2Op, spirv::GLExp2Op>,
                  GLUnaryLowering<math::Log2Op, spirv::GLLog2Op>>(typeConverter, ctx);
     patterns.add<IfWithPhisLowering, BF16MatrixLoadLowering>(typeConverter, ctx, /*benefit=*/2);

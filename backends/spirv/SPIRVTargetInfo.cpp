@@ -163,6 +163,10 @@ public:
   }
 
   bool wantsVectorArrays() const override { return true; }
+  void storeSharedComponent(OpBuilder &b, Location loc, Value buffer, Value index, Value component,
+                            Value value) const override {
+    tile::StoreComponentOp::create(b, loc, value, buffer, index, component);
+  }
   // What NVIDIA's Vulkan driver gives a workgroup (48 KiB) where subgroups have 32 lanes, else
   // lavapipe's 32 KiB; only with fma-halves=on: through NVIDIA's Vulkan driver run 94 measured
   // halves slower (f32 4096^3: 31.4-31.6 TFLOP/s against 34.6-34.8 at 64 x 256 x 16 / 8).

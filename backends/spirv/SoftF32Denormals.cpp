@@ -195,7 +195,7 @@ bool leftAlone(Operation *op) {
   StringRef ns = d ? d->getNamespace() : "";
   // Memory, control flow, vector shuffling and subgroup shuffles carry bits unchanged.
   if (ns == "memref" || ns == "scf" || ns == "vector" || ns == "cf" ||
-      isa<gpu::ShuffleOp, gpu::YieldOp, tile::BufferLoadRunOp, tile::BufferStoreRunOp>(op))
+      isa<gpu::ShuffleOp, gpu::YieldOp, tile::BufferLoadRunOp, tile::BufferStoreRunOp, tile::StoreComponentOp>(op))
     return true;
   return false;
 }

@@ -3,14 +3,14 @@
 
 // A dot operand defined outside the loop around the dot (a tile loaded once, like attention's
 // queries) is staged once, before the loop, behind a barrier; each iteration stages only the
-// other operand between its two barriers. (A is staged transposed, in 16 rows of 16 + 4; B in
-// vectors of 4, as SPIR-V reads workgroup memory wide.)
+// other operand between its two barriers. (A is staged transposed, in 16 rows of 16 + 4, and B,
+// both in vectors of 4, as SPIR-V reads workgroup memory wide.)
 
 // CHECK-LABEL: gpu.func @invariant_a
 // CHECK: %[[SB:.*]] = memref.alloc() : memref<64xvector<4xf32>, #spirv.storage_class<Workgroup>>
-// CHECK: %[[SA:.*]] = memref.alloc() : memref<320xf32, #spirv.storage_class<Workgroup>>
+// CHECK: %[[SA:.*]] = memref.alloc() : memref<80xvector<4xf32>, #spirv.storage_class<Workgroup>>
 // CHECK: gpu.barrier
-// CHECK: memref.store %{{.*}}, %[[SA]][
+// CHECK: tile.store_component %{{.*}}, %[[SA]][
 // CHECK: scf.for
 // CHECK: gpu.barrier
 // CHECK-NOT: %[[SA]][

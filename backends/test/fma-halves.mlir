@@ -7,7 +7,7 @@
 // A dot on the FMA path in a loop, both operands loaded in it (not copied: fma-async-copies=off;
 // fma-async-copies.mlir). With fma-halves (auto: on NVPTX, where it measured faster; on: SPIR-V
 // too) each is staged in an array of two halves (A transposed: 16 rows of 16 + 4, twice; B:
-// 16 x 16, twice, in vectors of 4 on SPIR-V), iteration t writing half t % 2, then one barrier
+// 16 x 16, twice; both in vectors of 4 on SPIR-V), iteration t writing half t % 2, then one barrier
 // before the reads; a barrier before the loop ends the reads of an earlier run of it. Otherwise
 // the writes sit between two barriers, in one array each.
 
@@ -24,7 +24,7 @@
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
 // SPIRV-LABEL: gpu.func @halves
-// SPIRV-DAG: memref.alloc() : memref<640xf32, #spirv.storage_class<Workgroup>>
+// SPIRV-DAG: memref.alloc() : memref<160xvector<4xf32>, #spirv.storage_class<Workgroup>>
 // SPIRV-DAG: memref.alloc() : memref<128xvector<4xf32>, #spirv.storage_class<Workgroup>>
 // SPIRV: gpu.barrier
 // SPIRV-NEXT: scf.for
@@ -42,7 +42,7 @@
 // TWO: gpu.barrier
 // TWO: math.fma
 // SPIRV-TWO-LABEL: gpu.func @halves
-// SPIRV-TWO-DAG: memref.alloc() : memref<320xf32, #spirv.storage_class<Workgroup>>
+// SPIRV-TWO-DAG: memref.alloc() : memref<80xvector<4xf32>, #spirv.storage_class<Workgroup>>
 // SPIRV-TWO-DAG: memref.alloc() : memref<64xvector<4xf32>, #spirv.storage_class<Workgroup>>
 // SPIRV-TWO: scf.for
 // SPIRV-TWO: gpu.barrier

@@ -1,6 +1,7 @@
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90" | FileCheck %s
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=nvptx chip=sm_90 fma-layout=false" | FileCheck %s --check-prefix=PLAIN
 // RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=32" | FileCheck %s --check-prefix=SPIRV
+// RUN: tessera-opt %s --convert-tile-to-gpu="target=spirv subgroup-size=32 fma-vector-a=false" | FileCheck %s --check-prefix=SCALAR-A
 
 // A 64 x 256 f32 dot over 8 subgroups runs on the FMA path. Its accumulator's threads split so
 // that each k step loads the fewest values (fmaAccumulatorThreads): 32 across the columns, each
@@ -9,7 +10,9 @@
 // subgroups lie on a 2 x 4 grid, each 4 x 8 lanes (LayoutTests). The plain split
 // (fma-layout=false) gives a thread 16 rows and 4 columns: 4 loads of A and 1 of B. SPIR-V's
 // workgroup arrays are typed, so B is staged there as vectors of 4 (one store per run, one load
-// per run of a k step); A, written transposed element by element, is read a value at a time.
+// per run of a k step), and A, written transposed element by element (each into its component:
+// tile.store_component), as vectors of 4 too, each run of a thread's rows one load
+// (fma-vector-a=false: A in scalars, read a value at a time).
 
 // CHECK-LABEL: gpu.func @fma
 // CHECK: scf.for
@@ -25,11 +28,22 @@
 // PLAIN-COUNT-64: math.fma
 // SPIRV-LABEL: gpu.func @fma
 // SPIRV: %[[B:.*]] = memref.alloc() : memref<1024xvector<4xf32>, #spirv.storage_class<Workgroup>>
+// SPIRV: %[[A:.*]] = memref.alloc() : memref<272xvector<4xf32>, #spirv.storage_class<Workgroup>>
+// SPIRV-COUNT-4: tile.store_component %{{.*}}, %[[A]][%{{.*}}, %{{.*}}] : f32, memref<272xvector<4xf32>
+// SPIRV-NOT: tile.store_component
 // SPIRV-COUNT-4: memref.store %{{.*}}, %[[B]][%{{.*}}] : memref<1024xvector<4xf32>
 // SPIRV: scf.for
-// SPIRV-COUNT-8: memref.load {{.*}} : memref<1088xf32, #spirv.storage_class<Workgroup>>
+// SPIRV-COUNT-2: memref.load %[[A]][%{{.*}}] : memref<272xvector<4xf32>
 // SPIRV-COUNT-2: memref.load %[[B]][%{{.*}}] : memref<1024xvector<4xf32>
+// SPIRV-NOT: memref.load
 // SPIRV: math.fma
+// SCALAR-A-LABEL: gpu.func @fma
+// SCALAR-A: %[[B:.*]] = memref.alloc() : memref<1024xvector<4xf32>, #spirv.storage_class<Workgroup>>
+// SCALAR-A-COUNT-4: memref.store %{{.*}}, %[[B]][%{{.*}}] : memref<1024xvector<4xf32>
+// SCALAR-A: scf.for
+// SCALAR-A-COUNT-8: memref.load {{.*}} : memref<1088xf32, #spirv.storage_class<Workgroup>>
+// SCALAR-A-COUNT-2: memref.load %[[B]][%{{.*}}] : memref<1024xvector<4xf32>
+// SCALAR-A: math.fma
 func.func @fma(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32>)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %r = tile.arange 0, 64 : tensor<64xi32>

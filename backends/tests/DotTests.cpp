@@ -556,6 +556,35 @@ TEST_CASE("an FMA-path dot on a subgroup grid (fma-layout, 32-lane subgroups) is
       checkMatmul<float, float>(mode, s, 64, 256, 16, false, 8, 32);
 }
 
+TEST_CASE("SPIR-V stages an FMA-path dot's transposed A in vectors (fma-vector-a): fewer loads, right on every device") {
+  // 64 x 256 x 16 on 8 warps for 32-lane subgroups: each thread's 8 rows of A were 8 loads a k
+  // step from a scalar array; in vectors of 4 (each value written into its component) they are 2.
+  // The k step of 16 values is one block (fma-unroll), so the module holds 16 x 6 fewer loads.
+  // Both forms run on every device (lavapipe runs the code for 32 lanes), portable ones bit for bit.
+  auto loads = [] {
+    const std::vector<uint32_t> words =
+        spirvWords(require(compileArtifact(require(traceMatmul<float, float>(64, 256, 16, Numerics::Fast, 8), "trace"),
+                                           spirvTarget(32)),
+                           "compile"));
+    size_t n = 0;
+    for (size_t i = 5; i < words.size(); i += std::max<uint32_t>(1, words[i] >> 16))
+      n += (words[i] & 0xffff) == 61; // OpLoad
+    return n;
+  };
+  const size_t vectors = loads();
+  ::setenv("TESSERA_FMA_VECTOR_A", "0", 1);
+  const size_t scalars = loads();
+  CHECK(scalars == vectors + 16 * 6);
+  for (const char *vectorA : {"0", "1"}) {
+    CAPTURE(vectorA);
+    ::setenv("TESSERA_FMA_VECTOR_A", vectorA, 1);
+    for (Numerics mode : {Numerics::Portable, Numerics::Fast})
+      for (Shape s : {Shape{100, 300, 40}, Shape{7, 513, 33}})
+        checkMatmul<float, float>(mode, s, 64, 256, 16, false, 8, 32);
+  }
+  ::unsetenv("TESSERA_FMA_VECTOR_A");
+}
+
 TEST_CASE("an FMA-path dot staged in halves (fma-halves) meets one barrier a k step and is right on every device") {
   // The k loop of 64 x 256 x 16 on 8 warps: on NVPTX (fma-halves=auto) its staging in two halves,
   // iteration t writing half t % 2, with one barrier between its writes and its reads; with

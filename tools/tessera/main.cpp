@@ -73,6 +73,8 @@ void printHelp(FILE *out) {
              "                     16-byte runs (to measure)\n"
              "  TESSERA_FMA_LAYOUT  0 (compiling): a dot's accumulator on the FMA path keeps the plain split of\n"
              "                     the threads, not the one that loads the fewest values a k step (to measure)\n"
+             "  TESSERA_FMA_VECTOR_A  0 (compiling): SPIR-V stages a dot's transposed A on the FMA path value\n"
+             "                     by value, read a value at a time, not in vectors of 4 (to measure)\n"
              "  TESSERA_FMA_HALVES  1 | 0 (compiling): a dot on the FMA path in a loop stages what changes in it\n"
              "                     in two halves, one barrier an iteration instead of two, on every target\n"
              "                     where they fit | on none (unset: through CUDA only, where it measured faster)\n"

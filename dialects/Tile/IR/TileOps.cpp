@@ -161,6 +161,14 @@ LogicalResult BufferLoadRunOp::verify() {
 }
 LogicalResult BufferStoreRunOp::verify() { return verifyRun(*this, getBuffer().getType(), getValues().getTypes()); }
 
+LogicalResult StoreComponentOp::verify() {
+  auto vec = dyn_cast<VectorType>(cast<MemRefType>(getBuffer().getType()).getElementType());
+  if (!vec || vec.getRank() != 1 || vec.getElementType() != getValue().getType())
+    return emitOpError() << "needs an array of vectors of " << getValue().getType() << ", got "
+                         << getBuffer().getType();
+  return success();
+}
+
 LogicalResult WorkgroupMatmulOp::verify() {
   for (int64_t block : {getBlockM(), getBlockN(), getBlockK()})
     if (block <= 0 || block % 16)

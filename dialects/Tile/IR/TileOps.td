@@ -264,6 +264,23 @@ def Tile_BufferStoreRunOp : Tile_Op<"buffer_store_run", [MemoryEffects<[MemWrite
   let hasVerifier = 1;
 }
 
+def Tile_StoreComponentOp : Tile_Op<"store_component", [MemoryEffects<[MemWrite]>]> {
+  let summary = "writes one component of a vector element of a shared-memory array (SPIR-V)";
+  let description = [{
+    Emitted by `convert-tile-to-gpu` for the SPIR-V target, whose workgroup arrays are typed, where
+    a tile is staged in an array of vectors so that its readers load a whole vector at once but
+    each thread writes single values (the FMA path's transposed A): `value` goes to component
+    `component` of vector `index` of `buffer`. It never appears in a traced kernel.
+
+    ```mlir
+    tile.store_component %v, %shared[%i, %c] : f32, memref<1024xvector<4xf32>, #spirv.storage_class<Workgroup>>
+    ```
+  }];
+  let arguments = (ins AnyType:$value, AnyMemRef:$buffer, I32:$index, I32:$component);
+  let assemblyFormat = "$value `,` $buffer `[` $index `,` $component `]` attr-dict `:` type($value) `,` type($buffer)";
+  let hasVerifier = 1;
+}
+
 def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let summary = "repeat a tile along its size-1 dimensions";
   let description = [{
