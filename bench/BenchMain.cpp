@@ -46,6 +46,9 @@ kernel is checked against a CPU reference before it is timed.
   --compile-only      trace and compile (time it, write packages), launch nothing (tessera-bench)
   --soft-denormals    portable kernels through their software-f32-denormal SPIR-V (what a Vulkan
                       driver that flushes f32 denormals runs), on any Vulkan device
+  --hard-denormals    portable kernels through their plain SPIR-V even where the Vulkan driver
+                      flushes f32 denormals: what the software denormals cost (the results may
+                      then differ from the interpreter's where denormals occur; to measure)
   --compile-repeat=N  compile each kernel N times for each backend and report the median (the
                       first compile in a process also pays for loading the backends)
 )";
@@ -77,13 +80,14 @@ int main(int argc, char **argv) {
   std::vector<int64_t> addSizes;
   uint32_t rowWarps = 0;
   uint32_t compileRepeat = 1;
-  bool softDenormals = false;
+  bool softDenormals = false, hardDenormals = false;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) return std::fputs(kUsage, stdout), 0;
     if (!std::strcmp(a, "--smoke")) opt.smoke = true;
     else if (!std::strcmp(a, "--compile-only")) compileOnly = true;
     else if (!std::strcmp(a, "--soft-denormals")) softDenormals = true;
+    else if (!std::strcmp(a, "--hard-denormals")) hardDenormals = true;
     else if (flag(a, "--filter=", filter)) {}
     else if (flag(a, "--mode=", mode)) {
       if (mode != "fast" && mode != "portable") return std::fprintf(stderr, "tessera-bench: --mode is fast or portable\n"), 2;
@@ -132,8 +136,11 @@ int main(int argc, char **argv) {
   auto device = (*rt)->openDefault();
   if (!device) return std::fprintf(stderr, "tessera-bench: %s\n", device.status().toString().c_str()), 2;
   Device &dev = **device;
-  if (softDenormals && dev.backend() != Backend::Vulkan)
-    return std::fprintf(stderr, "tessera-bench: --soft-denormals is for Vulkan devices; %s is not one\n", dev.describe().c_str()), 2;
+  if ((softDenormals || hardDenormals) && dev.backend() != Backend::Vulkan)
+    return std::fprintf(stderr, "tessera-bench: --%s-denormals is for Vulkan devices; %s is not one\n",
+                        softDenormals ? "soft" : "hard", dev.describe().c_str()), 2;
+  if (softDenormals && hardDenormals)
+    return std::fprintf(stderr, "tessera-bench: --soft-denormals and --hard-denormals exclude each other\n"), 2;
 
   // Warps are chosen per subgroup size: the device's, or (compiling packages) each one asked for.
   std::vector<Problem> work;
@@ -156,9 +163,11 @@ int main(int argc, char **argv) {
   if (opt.packageDir.empty()) return std::fprintf(stderr, "tessera-bench-aot: give --packages=DIR\n"), 2;
   auto packageFor = [&](const Problem &p) -> Result<Package> {
     Result<Package> pkg = readPackageFile(opt.packageDir + "/" + p.stem() + ".tspkg");
-    if (pkg && softDenormals && p.portable)
+    if (pkg && (softDenormals || hardDenormals) && p.portable)
       for (KernelEntry &k : pkg->kernels)
-        std::erase_if(k.artifacts, [](const Artifact &a) { return a.target.kind != TargetKind::SPIRV || !hasSoftDenormals(a.target.chip); });
+        std::erase_if(k.artifacts, [&](const Artifact &a) {
+          return a.target.kind != TargetKind::SPIRV || hasSoftDenormals(a.target.chip) != softDenormals;
+        });
     return pkg;
   };
 #else
@@ -192,8 +201,9 @@ int main(int argc, char **argv) {
       if (Status s = writePackageFile(writeDir + "/" + p.stem() + ".tspkg", *pkg); !s) return s;
     }
     if (compileOnly) return Package{};
-    const bool soft = softDenormals && p.portable && dev.backend() == Backend::Vulkan;
-    Result<Package> pkg = compile(*kernel, soft ? spirvTarget(dev.backendInfo().subgroupSize, true) : dev.target());
+    const bool chosen = (softDenormals || hardDenormals) && p.portable && dev.backend() == Backend::Vulkan;
+    Result<Package> pkg =
+        compile(*kernel, chosen ? spirvTarget(dev.backendInfo().subgroupSize, softDenormals) : dev.target());
     if (pkg) compiled[p.stem()] = *pkg;
     return pkg;
   };

@@ -27,6 +27,10 @@ for backend in cuda vulkan; do
       --warps=$warps | grep -E '^softmax' || status=1
   done
 done
+echo "== portable kernels through Vulkan on their plain SPIR-V (--hard-denormals: the driver's own f32"
+echo "   denormal handling, not the software denormals a flushing driver gets): what those cost"
+TESSERA_BACKEND=vulkan $B/bin/tessera-bench-aot --packages=$B/pkgs --mode=portable --hard-denormals \
+  | grep -E '^(add|softmax|layernorm)|machine code' || status=1
 echo "== anchors: PyTorch and Triton on the same GPU"
 PYTHONUNBUFFERED=1 python3 bench/anchors.py "$out/anchors.json" || status=1
 echo "== ratios"
