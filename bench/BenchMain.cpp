@@ -46,9 +46,10 @@ kernel is checked against a CPU reference before it is timed.
   --compile-only      trace and compile (time it, write packages), launch nothing (tessera-bench)
   --soft-denormals    portable kernels through their software-f32-denormal SPIR-V (what a Vulkan
                       driver that flushes f32 denormals runs), on any Vulkan device
-  --hard-denormals    portable kernels through their plain SPIR-V even where the Vulkan driver
-                      flushes f32 denormals: what the software denormals cost (the results may
-                      then differ from the interpreter's where denormals occur; to measure)
+  --hard-denormals    portable kernels through their plain SPIR-V, its f32 DenormPreserve mode
+                      dropped, even where the Vulkan driver flushes f32 denormals: what the
+                      software denormals cost (the results may then differ from the interpreter's
+                      where denormals occur; to measure)
   --compile-repeat=N  compile each kernel N times for each backend and report the median (the
                       first compile in a process also pays for loading the backends)
 )";
@@ -58,6 +59,30 @@ bool flag(const char *arg, const char *name, std::string &value) {
   if (std::strncmp(arg, name, n) != 0) return false;
   value = arg + n;
   return true;
+}
+
+/// --hard-denormals: a portable SPIR-V artifact without its `OpExecutionMode ... DenormPreserve 32`
+/// (and without the DenormPreserve capability once no such mode is left), so that a driver that
+/// does not promise to keep f32 denormals loads it and runs it with its own handling of them.
+void dropF32DenormPreserve(Artifact &a) {
+  constexpr uint32_t kOpCapability = 17, kOpExecutionMode = 16, kDenormPreserve = 4459, kCapabilityDenormPreserve = 4464;
+  std::vector<uint32_t> in(a.code.size() / 4), out;
+  std::memcpy(in.data(), a.code.data(), in.size() * 4);
+  auto isMode = [&](size_t i, uint32_t width) {
+    return (in[i] & 0xffff) == kOpExecutionMode && (in[i] >> 16) == 4 && in[i + 2] == kDenormPreserve &&
+           (!width || in[i + 3] == width);
+  };
+  bool otherModes = false;
+  for (size_t i = 5; i < in.size() && in[i] >> 16; i += in[i] >> 16)
+    otherModes |= isMode(i, 0) && in[i + 3] != 32;
+  out.assign(in.begin(), in.begin() + std::min<size_t>(5, in.size()));
+  for (size_t i = 5; i < in.size() && in[i] >> 16; i += in[i] >> 16) {
+    const bool capability = (in[i] & 0xffff) == kOpCapability && in[i + 1] == kCapabilityDenormPreserve;
+    if (isMode(i, 32) || (capability && !otherModes)) continue;
+    out.insert(out.end(), in.begin() + i, in.begin() + i + (in[i] >> 16));
+  }
+  a.code.resize(out.size() * 4);
+  std::memcpy(a.code.data(), out.data(), a.code.size());
 }
 
 /// A whole number from lo to hi, all of `text`.
@@ -164,10 +189,13 @@ int main(int argc, char **argv) {
   auto packageFor = [&](const Problem &p) -> Result<Package> {
     Result<Package> pkg = readPackageFile(opt.packageDir + "/" + p.stem() + ".tspkg");
     if (pkg && (softDenormals || hardDenormals) && p.portable)
-      for (KernelEntry &k : pkg->kernels)
+      for (KernelEntry &k : pkg->kernels) {
         std::erase_if(k.artifacts, [&](const Artifact &a) {
           return a.target.kind != TargetKind::SPIRV || hasSoftDenormals(a.target.chip) != softDenormals;
         });
+        if (hardDenormals)
+          for (Artifact &a : k.artifacts) dropF32DenormPreserve(a);
+      }
     return pkg;
   };
 #else
@@ -204,6 +232,9 @@ int main(int argc, char **argv) {
     const bool chosen = (softDenormals || hardDenormals) && p.portable && dev.backend() == Backend::Vulkan;
     Result<Package> pkg =
         compile(*kernel, chosen ? spirvTarget(dev.backendInfo().subgroupSize, softDenormals) : dev.target());
+    if (pkg && hardDenormals && p.portable && dev.backend() == Backend::Vulkan)
+      for (KernelEntry &k : pkg->kernels)
+        for (Artifact &a : k.artifacts) dropF32DenormPreserve(a);
     if (pkg) compiled[p.stem()] = *pkg;
     return pkg;
   };
