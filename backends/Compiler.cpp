@@ -308,8 +308,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
       options.stagingBarrier = std::string_view(barrier) == "1";
     // Measurement switches (docs/bench.md): TESSERA_ASYNC_COPY_FENCE=0, TESSERA_COPIES_AFTER_MMA=0
     // TESSERA_STORE_STAGING=0, TESSERA_FMA_LAYOUT=0 and TESSERA_FMA_VECTOR_A=0 turn the pass's
-    // options of those names off,
-    // TESSERA_WAIT_BEFORE_COPIES=1 turns wait-before-copies on.
+    // options of those names off, TESSERA_WAIT_BEFORE_COPIES=1 turns wait-before-copies on.
     switchFromEnv("TESSERA_ASYNC_COPY_FENCE", options.asyncCopyFence);
     switchFromEnv("TESSERA_COPIES_AFTER_MMA", options.copiesAfterMma);
     switchFromEnv("TESSERA_WAIT_BEFORE_COPIES", options.waitBeforeCopies);

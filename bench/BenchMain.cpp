@@ -72,15 +72,20 @@ void dropF32DenormPreserve(Artifact &a) {
     return (in[i] & 0xffff) == kOpExecutionMode && (in[i] >> 16) == 4 && in[i + 2] == kDenormPreserve &&
            (!width || in[i + 3] == width);
   };
+  // Whole instructions only: a malformed tail ends the walk and is kept as it was (the runtime's
+  // validation then names the module's fault, as it would have).
+  auto whole = [&](size_t i) { return i < in.size() && (in[i] >> 16) && i + (in[i] >> 16) <= in.size(); };
   bool otherModes = false;
-  for (size_t i = 5; i < in.size() && in[i] >> 16; i += in[i] >> 16)
+  for (size_t i = 5; whole(i); i += in[i] >> 16)
     otherModes |= isMode(i, 0) && in[i + 3] != 32;
   out.assign(in.begin(), in.begin() + std::min<size_t>(5, in.size()));
-  for (size_t i = 5; i < in.size() && in[i] >> 16; i += in[i] >> 16) {
+  size_t i = 5;
+  for (; whole(i); i += in[i] >> 16) {
     const bool capability = (in[i] & 0xffff) == kOpCapability && in[i + 1] == kCapabilityDenormPreserve;
     if (isMode(i, 32) || (capability && !otherModes)) continue;
     out.insert(out.end(), in.begin() + i, in.begin() + i + (in[i] >> 16));
   }
+  if (i < in.size()) out.insert(out.end(), in.begin() + i, in.end());
   a.code.resize(out.size() * 4);
   std::memcpy(a.code.data(), out.data(), a.code.size());
 }

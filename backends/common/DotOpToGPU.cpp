@@ -1614,7 +1614,8 @@ struct DotLowering final : OpConversionPattern<tile::DotOp> {
     }
     const bool copied = stages > 1;
     const bool rowMajorA = copied, transposedA = !copied && transposedT;
-    const bool vectorA = lw.fmaVectorA && lw.target.wantsVectorArrays() && transposedA && vecA >= 2 && reps % vecA == 0 && ldT % vecA == 0;
+    const bool vectorA = lw.fmaVectorA && lw.target.wantsVectorArrays() && transposedA && vecA >= 2 &&
+                         reps % vecA == 0 && ldT % vecA == 0;
     const int64_t aCount = transposedA ? K * ldT : rowMajorA ? M * ldA : M * K, bCount = K * N;
     const bool wantHalves = lw.fmaHalves == TileLowering::FmaHalves::On ||
                             (lw.fmaHalves == TileLowering::FmaHalves::Auto && lw.target.prefersFmaHalves());
