@@ -10,6 +10,7 @@
 #endif
 
 #include "tessera/runtime/Runtime.hpp"
+#include "vulkan/VulkanFeatures.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -62,32 +63,15 @@ bool flag(const char *arg, const char *name, std::string &value) {
 }
 
 /// --hard-denormals: a portable SPIR-V artifact without its `OpExecutionMode ... DenormPreserve 32`
-/// (and without the DenormPreserve capability once no such mode is left), so that a driver that
-/// does not promise to keep f32 denormals loads it and runs it with its own handling of them.
+/// (and without the DenormPreserve capability once no such mode is left: the Vulkan driver's own
+/// strip), so that a driver that does not promise to keep f32 denormals loads it and runs it with
+/// its own handling of them.
 void dropF32DenormPreserve(Artifact &a) {
-  constexpr uint32_t kOpCapability = 17, kOpExecutionMode = 16, kDenormPreserve = 4459, kCapabilityDenormPreserve = 4464;
-  std::vector<uint32_t> in(a.code.size() / 4), out;
-  std::memcpy(in.data(), a.code.data(), in.size() * 4);
-  auto isMode = [&](size_t i, uint32_t width) {
-    return (in[i] & 0xffff) == kOpExecutionMode && (in[i] >> 16) == 4 && in[i + 2] == kDenormPreserve &&
-           (!width || in[i + 3] == width);
-  };
-  // Whole instructions only: a malformed tail ends the walk and is kept as it was (the runtime's
-  // validation then names the module's fault, as it would have).
-  auto whole = [&](size_t i) { return i < in.size() && (in[i] >> 16) && i + (in[i] >> 16) <= in.size(); };
-  bool otherModes = false;
-  for (size_t i = 5; whole(i); i += in[i] >> 16)
-    otherModes |= isMode(i, 0) && in[i + 3] != 32;
-  out.assign(in.begin(), in.begin() + std::min<size_t>(5, in.size()));
-  size_t i = 5;
-  for (; whole(i); i += in[i] >> 16) {
-    const bool capability = (in[i] & 0xffff) == kOpCapability && in[i + 1] == kCapabilityDenormPreserve;
-    if (isMode(i, 32) || (capability && !otherModes)) continue;
-    out.insert(out.end(), in.begin() + i, in.begin() + i + (in[i] >> 16));
-  }
-  if (i < in.size()) out.insert(out.end(), in.begin() + i, in.end());
-  a.code.resize(out.size() * 4);
-  std::memcpy(a.code.data(), out.data(), a.code.size());
+  std::vector<uint32_t> words(a.code.size() / 4);
+  std::memcpy(words.data(), a.code.data(), words.size() * 4);
+  words = vulkan::stripMeasuredDenormPreserve(words, {false, true, false}); // widths 16, 32, 64
+  a.code.resize(words.size() * 4);
+  std::memcpy(a.code.data(), words.data(), a.code.size());
 }
 
 /// A whole number from lo to hi, all of `text`.

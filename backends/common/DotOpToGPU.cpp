@@ -198,20 +198,16 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
     auto shifted = [&t](OpBuilder &x, Location xl, Value idx) -> Value {
       return t.offset ? Value(arith::AddIOp::create(x, xl, idx, t.offset)) : idx;
     };
-    auto store = [&lw, buf, &widen, &shifted](OpBuilder &x, Location xl, Value idx, Value v) {
-      lw.target.storeShared(x, xl, buf, shifted(x, xl, idx), widen(x, xl, v));
+    auto store = [&lw, &t, buf, &widen, &shifted](OpBuilder &x, Location xl, Value idx, Value v) {
+      idx = shifted(x, xl, idx);
+      if (!t.byComponent)
+        return lw.target.storeShared(x, xl, buf, idx, widen(x, xl, v));
+      // Element idx is component idx % unit of vector idx / unit.
+      Value vec = arith::ShRUIOp::create(x, xl, idx, lw.i32(x, xl, llvm::Log2_64(t.unit)));
+      Value component = arith::AndIOp::create(x, xl, idx, lw.i32(x, xl, t.unit - 1));
+      lw.target.storeSharedComponent(x, xl, buf, vec, component, widen(x, xl, v));
     };
-    if (t.unit > 1 && t.byComponent) { // each element into its component of vector index / unit
-      forOwners(w, wl, lw, l, [&](OpBuilder &x, Location xl) {
-        Value base = t.index ? Value() : lw.threadLinear(x, xl, l, t.coef);
-        for (int64_t e = 0; e < l.perThread(); ++e) {
-          Value idx = shifted(x, xl, t.index ? t.index(x, xl, e) : elementIndex(x, xl, lw, l, t.coef, base, e));
-          Value vec = arith::ShRUIOp::create(x, xl, idx, lw.i32(x, xl, llvm::Log2_64(t.unit)));
-          Value component = arith::AndIOp::create(x, xl, idx, lw.i32(x, xl, t.unit - 1));
-          lw.target.storeSharedComponent(x, xl, buf, vec, component, widen(x, xl, t.values[e]));
-        }
-      });
-    } else if (t.unit > 1) { // each run of `unit` elements as one vector, at its first element's index / unit
+    if (t.unit > 1 && !t.byComponent) { // each run of `unit` elements as one vector, at its first element's index / unit
       assert(l.vec % t.unit == 0 && "a vector store spans runs");
       forOwners(w, wl, lw, l, [&](OpBuilder &x, Location xl) {
         Value base = t.index ? Value() : lw.threadLinear(x, xl, l, t.coef);

@@ -57,18 +57,13 @@ bool uniformOperands(Operation *op, RankedTensorType small) {
 /// The operand as a scalar (a splat's value, a constant's splat value) or as a tile of
 /// `small`'s shape (a broadcast's source, the splat or the constant at that shape).
 Value narrowOperand(OpBuilder &b, Location loc, Value v, RankedTensorType small) {
-  if (Attribute value = splatConstant(v)) {
-    if (!small)
-      return arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
-    auto shape = RankedTensorType::get(small.getShape(), cast<RankedTensorType>(v.getType()).getElementType());
-    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(shape, value));
-  }
-  if (auto splat = v.getDefiningOp<SplatOp>()) {
-    if (!small)
-      return splat.getValue();
-    auto shape = RankedTensorType::get(small.getShape(), cast<RankedTensorType>(v.getType()).getElementType());
-    return SplatOp::create(b, loc, shape, splat.getValue());
-  }
+  // (The operand's element type at `small`'s shape.)
+  auto shape = [&] { return RankedTensorType::get(small.getShape(), cast<RankedTensorType>(v.getType()).getElementType()); };
+  if (Attribute value = splatConstant(v))
+    return small ? arith::ConstantOp::create(b, loc, DenseElementsAttr::get(shape(), value))
+                 : arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    return small ? Value(SplatOp::create(b, loc, shape(), splat.getValue())) : splat.getValue();
   return v.getDefiningOp<BroadcastOp>().getSrc();
 }
 
