@@ -307,14 +307,16 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     if (const char *barrier = backend::compileVariable("TESSERA_STAGING_BARRIER"))
       options.stagingBarrier = std::string_view(barrier) == "1";
     // Measurement switches (docs/bench.md): TESSERA_ASYNC_COPY_FENCE=0, TESSERA_COPIES_AFTER_MMA=0
-    // TESSERA_STORE_STAGING=0, TESSERA_FMA_LAYOUT=0 and TESSERA_FMA_VECTOR_A=0 turn the pass's
-    // options of those names off, TESSERA_WAIT_BEFORE_COPIES=1 turns wait-before-copies on.
+    // TESSERA_STORE_STAGING=0, TESSERA_FMA_LAYOUT=0, TESSERA_FMA_VECTOR_A=0 and
+    // TESSERA_COOP_HOIST_A=0 turn the pass's options of those names off,
+    // TESSERA_WAIT_BEFORE_COPIES=1 turns wait-before-copies on.
     switchFromEnv("TESSERA_ASYNC_COPY_FENCE", options.asyncCopyFence);
     switchFromEnv("TESSERA_COPIES_AFTER_MMA", options.copiesAfterMma);
     switchFromEnv("TESSERA_WAIT_BEFORE_COPIES", options.waitBeforeCopies);
     switchFromEnv("TESSERA_STORE_STAGING", options.storeStaging);
     switchFromEnv("TESSERA_FMA_LAYOUT", options.fmaLayout);
     switchFromEnv("TESSERA_FMA_VECTOR_A", options.fmaVectorA);
+    switchFromEnv("TESSERA_COOP_HOIST_A", options.coopHoistA);
     // TESSERA_FMA_ASYNC_COPIES and TESSERA_FMA_HALVES=1|0 (or on|off|auto): the pass's
     // fma-async-copies and fma-halves (unset: auto).
     autoOnOffFromEnv("TESSERA_FMA_ASYNC_COPIES", options.fmaAsyncCopies);

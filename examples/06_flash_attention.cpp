@@ -17,12 +17,14 @@
 //                         [--write-package=DIR] [--ptx-chips=sm_90,sm_90a] (write the kernel's package for
 //                         these PTX chips and SPIR-V; an sm_90 device takes sm_90a's code: the warpgroup units)
 // The blocks default to 128 x 128 on 8 warps for D = 128 through CUDA on sm_90 (two warpgroups of
-// Hopper's units: 431 TFLOP/s against 64 x 32's 375 on an H100, run 37, docs/bench.md), else to
-// 64 x 64 (D = 64) or 64 x 32 (D = 128) on matrix units (NVIDIA through
-// CUDA, and f16 through Vulkan where cooperative matrices keep accumulators in mma.sync's lanes:
-// operands staged as 16-bit values) and 16 x 16 elsewhere (the FMA path stages 32-bit values: two
-// products of a D = 128 program must fit lavapipe's 32 KiB). --repeat=R times R more
-// launches after about 200 ms of warm-up (examples/timing.hpp), back to back or with --flush-l2
+// Hopper's units: 431 TFLOP/s against 64 x 32's 375 on an H100, run 37, docs/bench.md), to
+// 128 x 32 on 8 subgroups for D = 128 through Vulkan where cooperative matrices keep accumulators
+// in mma.sync's lanes (the queries' matrices held in registers, so the block fits NVIDIA's 48 KiB:
+// 185 TFLOP/s against 64 x 32's 97 on an H100, run 103), else to 64 x 64 (D = 64) or 64 x 32
+// (D = 128) on matrix units (NVIDIA through CUDA, and through Vulkan where cooperative matrices
+// keep accumulators in mma.sync's lanes: operands staged as 16-bit values) and 16 x 16 elsewhere
+// (the FMA path stages 32-bit values: two products of a D = 128 program must fit lavapipe's
+// 32 KiB). --repeat=R times R more launches after about 200 ms of warm-up (examples/timing.hpp), back to back or with --flush-l2
 // each after a 128 MiB device copy (as triton.testing.do_bench); past 2^32 multiply-adds only 64
 // random (batch x head, row) pairs are checked. --stats prints what the driver reports about the
 // kernel's machine code (registers, spills).
@@ -169,6 +171,7 @@ template <class T> int run(int batch, int heads, int seq, int D, bool causal, bo
     const bool coopLanes = tessera::hasMmaLanes(target.chip) && (std::is_same_v<T, f16> || tessera::hasCoopBF16(target.chip));
     const bool warpgroupUnits = dev.backend() == tessera::Backend::CUDA && dev.backendInfo().computeCapability == 90;
     bl = !portable && warpgroupUnits && D == 128 ? Blocks{128, 128, bl.stages, 8, bl.overlap}
+         : !portable && coopLanes && D == 128 ? Blocks{128, 32, bl.stages, 8, bl.overlap}
          : (target.kind == tessera::TargetKind::PTX || coopLanes) && !portable
              ? Blocks{64, D == 64 ? 64 : 32, bl.stages, bl.warps, bl.overlap}
              : Blocks{16, 16, bl.stages, bl.warps, bl.overlap};

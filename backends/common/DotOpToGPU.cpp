@@ -150,6 +150,7 @@ struct StagedTile {
   int64_t unit = 1;
   bool byComponent = false;
   Value offset = {}; // added to every index (elements): the half of an array in halves
+  Value array = {};  // an array to stage into (room freed by an earlier dot: FreeRooms), not a new one
 };
 
 /// A shared-memory array of `count` elements of `elem` (a scalar, as it is, 16-bit too, or a
@@ -183,7 +184,7 @@ SmallVector<Value> stageTiles(OpBuilder &r, Location loc, const TileLowering &lw
     if (t.before) // the buffer's handle must dominate the writes before the loop
       r.setInsertionPoint(t.before);
     const Type elem = t.unit > 1 ? Type(VectorType::get({t.unit}, elemOf(t))) : elemOf(t);
-    buffers.push_back(allocArray(r, loc, lw, elem, count / t.unit, align));
+    buffers.push_back(t.array ? t.array : allocArray(r, loc, lw, elem, count / t.unit, align));
   }
   auto write = [&](const StagedTile &t, Value buf, OpBuilder &w, Location wl) {
     const BlockedLayout l = lw.layoutOf(t.type);
@@ -1306,6 +1307,28 @@ Value loadMatrix(OpBuilder &b, Location loc, Type in, gpu::MMAMatrixType type, V
 /// the 8 rows of 16 bytes the units read at once fall in different banks, and each thread
 /// writes its runs of 4 elements as one vector. Each k step loads every A and B block of the
 /// subgroup once.
+/// A range of elements taken in an array that an earlier dot freed (TileLowering::freeArrays):
+/// the array's index there and the range's first element (of the array's type).
+struct FreedRoom {
+  size_t array;
+  int64_t first;
+};
+
+/// Takes room for `count` elements of `elem` in an array freed for the loop around `dot`, the
+/// first with that much left.
+std::optional<FreedRoom> takeFreedRoom(const TileLowering &lw, Operation *dot, Type elem, int64_t count) {
+  for (auto [i, f] : llvm::enumerate(lw.freeArrays))
+    if (f.elem == elem && f.loop->isAncestor(dot) && f.count - f.taken >= count) {
+      f.taken += count;
+      return FreedRoom{i, f.taken - count};
+    }
+  return std::nullopt;
+}
+
+/// The most A matrices a subgroup keeps in registers across a loop (coop-hoist-a): 16 take 64
+/// registers a lane (attention's queries at D = 128 take 8).
+constexpr int64_t kMaxHoistedMatrices = 16;
+
 std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                            tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
@@ -1322,22 +1345,79 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   const int64_t inBytes = in.getIntOrFloatBitWidth() / 8, pad = 16 / inBytes;
   const int64_t lda = K + pad, bRows = transB ? N : K, ldb = (transB ? K : N) + pad;
   const int64_t aCount = M * lda, bCount = bRows * ldb;
-  if (lw.sharedBytes + (aCount + bCount) * inBytes > unit->sharedLimit)
-    return std::nullopt;
-
+  const int64_t aUnit = la.vec % 4 == 0 ? 4 : 1, bUnit = lb.vec % 4 == 0 ? 4 : 1;
+  const Type storeAs = matrixStandIn(r, in), matrixIn = storeAs ? storeAs : in;
+  const Type vec4 = VectorType::get({4}, matrixIn);
   auto c = [&](OpBuilder &x, Location xl, int64_t v) { return lw.i32(x, xl, v); };
-  // A dot in a loop stages the operands that change in it in two halves where they fit (one
-  // staged before the loop, invariantLoop, needs one), iteration t in half t % 2, with one
-  // barrier per iteration, between its writes and its reads: an iteration writes the half that
-  // the iteration before last read, and every thread has finished those reads when it passes
-  // the last iteration's barrier. A barrier before the loop ends the reads of an earlier run of
-  // it (inside an outer loop).
   auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
   const bool aVaries = !invariantLoop(op, op.getA()), bVaries = !invariantLoop(op, op.getB());
-  const bool halves = loop && (aVaries || bVaries) &&
-                      lw.sharedBytes + ((aVaries ? 2 : 1) * aCount + (bVaries ? 2 : 1) * bCount) * inBytes <=
-                          unit->sharedLimit;
-  Value aHalf, bHalf; // where this iteration's half starts, for an operand in halves
+
+  // Shared memory. With coop-hoist-a, an A that does not change in the loop is staged once before
+  // it in vectors of 4 (a value at a time into its component where the thread's runs are shorter),
+  // its matrices loaded into registers there, and its array then freed for the staging of this
+  // loop's dots (TileLowering::freeArrays; a barrier after the loads ends its reads). A dot in a
+  // loop stages the operands that change in it in two halves where they fit (one staged before
+  // the loop, invariantLoop, needs one), iteration t in half t % 2, with one barrier per
+  // iteration, between its writes and its reads: an iteration writes the half that the
+  // iteration before last read, and every thread has finished those reads when it passes the
+  // last iteration's barrier. A barrier before the loop ends the reads of an earlier run of it
+  // (inside an outer loop). An operand staged in the loop in vectors of 4 takes room in a freed
+  // array where there is enough, else an array of its own.
+  const bool hoistA = lw.coopHoistA && loop && !aVaries && pairs * (K / 16) <= kMaxHoistedMatrices;
+  const size_t freedBefore = lw.freeArrays.size();
+  SmallVector<int64_t> takenBefore;
+  for (const TileLowering::FreeArray &f : lw.freeArrays)
+    takenBefore.push_back(f.taken);
+  auto restoreTaken = [&](size_t arrays, ArrayRef<int64_t> taken) {
+    lw.freeArrays.resize(arrays);
+    for (auto [f, t] : llvm::zip(lw.freeArrays, taken))
+      f.taken = t;
+  };
+  int64_t fresh = 0; // bytes of new arrays
+  std::optional<FreedRoom> aRoom, bRoom;
+  std::optional<size_t> aFreed; // A's own array, freed once its matrices are loaded
+  if (hoistA && !(aRoom = takeFreedRoom(lw, op, vec4, aCount / 4))) {
+    fresh += aCount * inBytes;
+    aFreed = lw.freeArrays.size();
+    lw.freeArrays.push_back({Value(), vec4, aCount / 4, loop.getOperation(), 0});
+  }
+  SmallVector<int64_t> takenHoisted;
+  for (const TileLowering::FreeArray &f : lw.freeArrays)
+    takenHoisted.push_back(f.taken);
+  const size_t freedHoisted = lw.freeArrays.size();
+  // The bytes of new arrays that staging in (halves) needs, taking freed room where it can.
+  auto loopStaging = [&](bool inHalves, std::optional<FreedRoom> &aLoopRoom) {
+    int64_t bytes = 0;
+    auto operand = [&](bool varies, int64_t count, int64_t unitOf, std::optional<FreedRoom> &room) {
+      const int64_t copies = inHalves && varies ? 2 : 1;
+      if (!(varies && unitOf == 4 && (room = takeFreedRoom(lw, op, vec4, copies * count / 4))))
+        bytes += copies * count * inBytes;
+    };
+    if (!hoistA)
+      operand(aVaries, aCount, aUnit, aLoopRoom);
+    operand(bVaries, bCount, bUnit, bRoom);
+    return bytes;
+  };
+  std::optional<FreedRoom> aLoopRoom;
+  bool halves = loop && (aVaries || bVaries) &&
+                lw.sharedBytes + fresh + loopStaging(true, aLoopRoom) <= unit->sharedLimit;
+  if (!halves) {
+    restoreTaken(freedHoisted, takenHoisted);
+    aLoopRoom = bRoom = std::nullopt;
+    if (lw.sharedBytes + fresh + loopStaging(false, aLoopRoom) > unit->sharedLimit) {
+      restoreTaken(freedBefore, takenBefore);
+      return std::nullopt;
+    }
+  }
+
+  Value aHalf, bHalf; // where this iteration's half (or the operand's room) starts, in elements
+  // The element where an operand's room starts in a freed array (built at the builder's point).
+  auto roomStart = [&](OpBuilder &x, Location xl, const std::optional<FreedRoom> &room) -> Value {
+    return room && room->first ? c(x, xl, 4 * room->first) : Value();
+  };
+  auto plus = [&](OpBuilder &x, Location xl, Value v, Value w) -> Value {
+    return !v ? w : !w ? v : Value(arith::AddIOp::create(x, xl, v, w));
+  };
   if (halves) {
     Value parity = halfParity(r, loc, lw, loop);
     if (aVaries)
@@ -1345,6 +1425,9 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     if (bVaries)
       bHalf = arith::MulIOp::create(r, loc, parity, c(r, loc, bCount));
   }
+  if (!hoistA)
+    aHalf = plus(r, loc, aHalf, roomStart(r, loc, aLoopRoom));
+  bHalf = plus(r, loc, bHalf, roomStart(r, loc, bRoom));
   // Staged column of B's column `col`.
   auto bCol = [&](OpBuilder &x, Location xl, Value col) -> Value {
     if (C == 1)
@@ -1359,12 +1442,13 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   auto halfOf = [&](OpBuilder &x, Location xl, Value half, Value v) -> Value {
     return half ? Value(arith::AddIOp::create(x, xl, v, half)) : v;
   };
-  auto aIndex = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
+  // A's element e at its staged index, less where its half or room starts.
+  auto aPlaced = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
     Value row = lw.elementCoord(x, xl, la, e, 0), col = lw.elementCoord(x, xl, la, e, 1);
-    return halfOf(x, xl, aHalf,
-                  arith::AddIOp::create(
-                      x, xl, arith::MulIOp::create(x, xl, accumulatorBlockRow(x, xl, lw, row, Wr), c(x, xl, lda)), col));
+    return arith::AddIOp::create(x, xl,
+                                 arith::MulIOp::create(x, xl, accumulatorBlockRow(x, xl, lw, row, Wr), c(x, xl, lda)), col);
   };
+  auto aIndex = [&](OpBuilder &x, Location xl, int64_t e) -> Value { return halfOf(x, xl, aHalf, aPlaced(x, xl, e)); };
   auto bIndex = [&](OpBuilder &x, Location xl, int64_t e) -> Value {
     Value row = lw.elementCoord(x, xl, lb, e, 0), col = lw.elementCoord(x, xl, lb, e, 1);
     if (transB) // b is N x K: its row is a column of B
@@ -1373,15 +1457,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     return halfOf(x, xl, bHalf,
                   arith::AddIOp::create(x, xl, arith::MulIOp::create(x, xl, row, c(x, xl, ldb)), bCol(x, xl, col)));
   };
-  const int64_t aUnit = la.vec % 4 == 0 ? 4 : 1, bUnit = lb.vec % 4 == 0 ? 4 : 1;
-  const int64_t aCopies = halves && aVaries ? 2 : 1, bCopies = halves && bVaries ? 2 : 1;
-  const Type storeAs = matrixStandIn(r, in), matrixIn = storeAs ? storeAs : in;
-  SmallVector<Value> staged =
-      stageTiles(r, loc, lw,
-                 {{aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), storeAs, nullptr, aUnit},
-                  {bType, b, {ldb, 1}, bIndex, bCopies * bCount, invariantLoop(op, op.getB()), storeAs, nullptr, bUnit}},
-                 /*asyncReaders=*/false, /*align=*/16, /*leadingBarrier=*/!halves || lw.stagingBarrier);
-  Value sa = staged[0], sb = staged[1];
+  auto roomArray = [&](const std::optional<FreedRoom> &room) { return room ? lw.freeArrays[room->array].array : Value(); };
 
   MLIRContext *ctx = r.getContext();
   auto aMat = gpu::MMAMatrixType::get({16, 16}, matrixIn, "AOp");
@@ -1394,6 +1470,46 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
       v = arith::ShRUIOp::create(r, loc, v, lw.i32(r, loc, llvm::Log2_64(per)));
     return arith::IndexCastOp::create(r, loc, r.getIndexType(), v);
   };
+  // The subgroup's first staged row of A.
+  auto aFirstAt = [&](Value half) {
+    Value warp = arith::DivUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 32));
+    Value wr = arith::DivUIOp::create(r, loc, warp, lw.i32(r, loc, C));
+    return halfOf(r, loc, half,
+                  arith::MulIOp::create(r, loc, arith::MulIOp::create(r, loc, wr, lw.i32(r, loc, 16)), lw.i32(r, loc, lda)));
+  };
+  SmallVector<Value> hoisted; // A's matrices, k step by k step, pair by pair (hoistA)
+  if (hoistA) {
+    OpBuilder::InsertionGuard guard(r);
+    r.setInsertionPoint(loop);
+    Value start = roomStart(r, loc, aRoom);
+    StagedTile t{aType, a, {lda, 1}, [&](OpBuilder &x, Location xl, int64_t e) { return aPlaced(x, xl, e); }, aCount,
+                 loop.getOperation(), storeAs, nullptr, 4};
+    t.byComponent = aUnit != 4;
+    t.offset = start;
+    t.array = roomArray(aRoom);
+    Value sa = stageTiles(r, loc, lw, {t})[0];
+    Value aFirst = aFirstAt(start);
+    for (int64_t k0 = 0; k0 < K; k0 += 16)
+      for (int64_t p = 0; p < pairs; ++p) { // staged rows 16 (p Wr + wr) ..
+        Value at = arith::AddIOp::create(r, loc, aFirst, lw.i32(r, loc, 16 * p * Wr * lda + k0));
+        hoisted.push_back(loadMatrix(r, loc, in, aMat, sa, index(at, 4), ld(lda, 4), UnitAttr()));
+      }
+    lw.barrier(r, loc); // the loads have read the array before the loop's dots write it
+    if (aFreed)
+      lw.freeArrays[*aFreed].array = sa;
+  }
+  const int64_t aCopies = halves && aVaries ? 2 : 1, bCopies = halves && bVaries ? 2 : 1;
+  SmallVector<StagedTile> tiles;
+  if (!hoistA) {
+    tiles.push_back({aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), storeAs, nullptr, aUnit});
+    tiles.back().array = roomArray(aLoopRoom);
+  }
+  tiles.push_back({bType, b, {ldb, 1}, bIndex, bCopies * bCount, invariantLoop(op, op.getB()), storeAs, nullptr, bUnit});
+  tiles.back().array = roomArray(bRoom);
+  SmallVector<Value> staged = stageTiles(r, loc, lw, tiles, /*asyncReaders=*/false, /*align=*/16,
+                                         /*leadingBarrier=*/!halves || lw.stagingBarrier);
+  Value sa = hoistA ? Value() : staged[0], sb = staged.back();
+
   // Accumulator element of (pair p, column group j, fragment index i) in the thread's order.
   auto element = [&](int64_t p, int64_t j, int64_t i) { return fragmentElement(groups, p, j, i); };
   // Element i of a lane's share of a 16 x 16 block (p, jj): fragment 2 (i / 4) + i % 2 (row half
@@ -1402,10 +1518,8 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     return element(p, 2 * jj + (i / 2) % 2, 2 * (i / 4) + i % 2);
   };
   Value warp = arith::DivUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 32));
-  Value wr = arith::DivUIOp::create(r, loc, warp, lw.i32(r, loc, C));
-  // The subgroup's first staged row of A, and its first staged column of B (16 G/2 wc).
-  Value aFirst = halfOf(r, loc, aHalf,
-                        arith::MulIOp::create(r, loc, arith::MulIOp::create(r, loc, wr, lw.i32(r, loc, 16)), lw.i32(r, loc, lda)));
+  // The subgroup's first staged column of B (16 G/2 wc).
+  Value aFirst = hoistA ? Value() : aFirstAt(aHalf);
   Value bFirst = halfOf(r, loc, bHalf,
                         arith::MulIOp::create(r, loc, arith::RemUIOp::create(r, loc, warp, lw.i32(r, loc, C)),
                                               lw.i32(r, loc, 8 * groups * (transB ? ldb : 1))));
@@ -1423,6 +1537,10 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     SmallVector<Value> am, bm;
     for (int64_t p = 0; p < pairs; ++p) { // staged rows 16 (p Wr + wr) ..
+      if (hoistA) {
+        am.push_back(hoisted[k0 / 16 * pairs + p]);
+        continue;
+      }
       Value at = arith::AddIOp::create(r, loc, aFirst, lw.i32(r, loc, 16 * p * Wr * lda + k0));
       am.push_back(loadMatrix(r, loc, in, aMat, sa, index(at, aUnit), ld(lda, aUnit), UnitAttr()));
     }

@@ -99,6 +99,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "SPIR-V (typed workgroup arrays): a dot on the FMA path stages a transposed A in vectors "
            "of 4, each value written into its component, so that a k step reads a thread's rows "
            "4 at a time (TESSERA_FMA_VECTOR_A=0 stages it value by value, to measure)">,
+    Option<"coopHoistA", "coop-hoist-a", "bool", /*default=*/"true",
+           "A dot on cooperative matrices in mma.sync's lanes whose A does not change in the loop "
+           "around it loads A's matrices once before the loop and keeps them in registers, its "
+           "array then free for the loop's staging (TESSERA_COOP_HOIST_A=0 reads them from shared "
+           "memory each iteration, to measure)">,
     Option<"fmaHalves", "fma-halves", "std::string", /*default=*/"\"auto\"",
            "A dot on the FMA path in a loop stages the operands that change in it in two halves, "
            "iteration t writing half t % 2, with one barrier an iteration instead of two, where both "

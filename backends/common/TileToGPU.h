@@ -163,6 +163,22 @@ struct TileLowering {
   bool waitBeforeCopies = false;
   /// Option fma-layout: accumulators on the FMA path take fmaShapes' split.
   bool fmaLayout = true;
+  /// Option coop-hoist-a: a cooperative-matrix dot (lowerWithCoopMatrixLanes) whose A does not
+  /// change in the loop around it (attention's queries) loads A's matrices once, before the loop,
+  /// and keeps them in registers; the array A was staged in is then free for the loop's staging.
+  bool coopHoistA = true;
+  /// Shared-memory arrays whose readers are done before a loop starts (coop-hoist-a), free for
+  /// the staging of the dots inside it: the array, its element type and element count, the loop,
+  /// and how many of its elements the loop's dots have taken so far (each takes a range of its
+  /// own, first fit).
+  struct FreeArray {
+    mlir::Value array;
+    mlir::Type elem;
+    int64_t count = 0;
+    mlir::Operation *loop = nullptr;
+    int64_t taken = 0;
+  };
+  mutable std::vector<FreeArray> freeArrays;
   /// Option fma-vector-a: where the target wants vector arrays (SPIR-V), an FMA-path dot's
   /// transposed A is staged in vectors, written a component at a time, read a vector at a time.
   bool fmaVectorA = true;

@@ -175,7 +175,7 @@ struct TensorCopyOptions {
   bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
   enum class Producer { Off, Auto, On } producer = Producer::Auto;
   bool asyncCopyFence = true, copiesAfterMma = true, storeStaging = true, waitBeforeCopies = false;
-  bool fmaLayout = true, fmaVectorA = true;
+  bool fmaLayout = true, fmaVectorA = true, coopHoistA = true;
   TileLowering::FmaHalves fmaHalves = TileLowering::FmaHalves::Auto;
   TileLowering::FmaAsyncCopies fmaAsyncCopies = TileLowering::FmaAsyncCopies::Auto;
   int64_t fmaUnroll = 0;
@@ -277,6 +277,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.waitBeforeCopies = copies.waitBeforeCopies;
   lowering.fmaLayout = copies.fmaLayout;
   lowering.fmaVectorA = copies.fmaVectorA;
+  lowering.coopHoistA = copies.coopHoistA;
   lowering.fmaHalves = copies.fmaHalves;
   lowering.fmaAsyncCopies = copies.fmaAsyncCopies;
   lowering.fmaUnroll = copies.fmaUnroll ? copies.fmaUnroll : target.fmaUnroll();
@@ -554,7 +555,7 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
                                    warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma,
                                    storeStaging,      waitBeforeCopies, fmaLayout,               fmaVectorA,
-                                   *halves,           *async,           fmaUnroll};
+                                   coopHoistA,        *halves,          *async,                  fmaUnroll};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

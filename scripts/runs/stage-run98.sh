@@ -20,6 +20,7 @@ for c in 128x256x32/8 64x256x16/8 64x128x16/4; do w 05_matmul 16 16 16 --dtype=f
 for causal in "" --causal; do
   w 06_flash_attention 1 1 16 128 --dtype=f16 --blocks=128x128 --warps=8 $causal
   w 06_flash_attention 1 1 16 128 --dtype=f16 --blocks=64x32 $causal
+  w 06_flash_attention 1 1 16 128 --dtype=f16 --blocks=128x32 --warps=8 $causal # Vulkan's default since run 103
   w 06_flash_attention 1 1 16 64 --dtype=f16 --blocks=64x64 $causal
 done
 ls "$W"/full; du -sh "$W" .gpu-bench .gpu
