@@ -22,5 +22,6 @@ for causal in "" --causal; do
   w 06_flash_attention 1 1 16 128 --dtype=f16 --blocks=64x32 $causal
   w 06_flash_attention 1 1 16 128 --dtype=f16 --blocks=128x32 --warps=8 $causal # Vulkan's default since run 103
   w 06_flash_attention 1 1 16 64 --dtype=f16 --blocks=64x64 $causal
+  w 06_flash_attention 1 1 16 128 --dtype=bf16 --blocks=128x32 --warps=8 $causal # for run 104
 done
 ls "$W"/full; du -sh "$W" .gpu-bench .gpu
