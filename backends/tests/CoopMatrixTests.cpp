@@ -189,6 +189,37 @@ TEST_CASE("the runtime's cooperative-matrix self-test shader is well-formed SPIR
   }
 }
 
+TEST_CASE("the runtime's operand-lanes probe shader is well-formed SPIR-V 1.6 (MLIR reads it back)") {
+  for (uint32_t subgroup : {8u, 32u, 64u}) {
+    std::vector<uint32_t> words = vulkan::operandLanesProbeSpirv(subgroup);
+    mlir::MLIRContext ctx;
+    ctx.loadDialect<mlir::spirv::SPIRVDialect>();
+    mlir::OwningOpRef<mlir::spirv::ModuleOp> module = mlir::spirv::deserialize(words, &ctx);
+    REQUIRE_MESSAGE(module, "subgroup " << subgroup);
+    CHECK(mlir::succeeded(mlir::verify(module->getOperation())));
+    size_t loads = 0, lengths = 0, extracts = 0, converts = 0;
+    module->walk([&](mlir::Operation *op) {
+      loads += mlir::isa<mlir::spirv::KHRCooperativeMatrixLoadOp>(op);
+      lengths += mlir::isa<mlir::spirv::KHRCooperativeMatrixLengthOp>(op);
+      converts += mlir::isa<mlir::spirv::FConvertOp>(op);
+      if (auto e = mlir::dyn_cast<mlir::spirv::CompositeExtractOp>(op))
+        extracts += mlir::isa<mlir::spirv::CooperativeMatrixType>(e.getComposite().getType());
+    });
+    CHECK(loads == 2); // X as an A matrix and as a B matrix
+    CHECK(lengths == 2);
+    CHECK(extracts == 2 * 256 / subgroup); // every element of one invocation's share of each
+    CHECK(converts == 2 * 256 / subgroup);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    CHECK(contains(text, "spirv.ExecutionMode @" + std::string(vulkan::kOperandLanesProbeEntry) + " \"LocalSize\", " +
+                             std::to_string(subgroup) + ", 1, 1"));
+    CHECK(contains(text, "!spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>"));
+    CHECK(contains(text, "!spirv.coopmatrix<16x16xf16, Subgroup, MatrixB>"));
+    CHECK(!contains(text, "MatrixAcc"));
+  }
+}
+
 TEST_CASE("the runtime's workgroup-scope self-test shader is well-formed SPIR-V 1.6 (MLIR reads it back)") {
   for (bool bf16 : {false, true}) {
     std::vector<uint32_t> words = vulkan::workgroupMatrixProbeSpirv(bf16);

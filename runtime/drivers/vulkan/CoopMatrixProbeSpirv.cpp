@@ -15,7 +15,7 @@ enum Op : uint32_t {
   OpTypeVoid = 19, OpTypeInt = 21, OpTypeFloat = 22, OpTypeRuntimeArray = 29, OpTypeStruct = 30,
   OpTypePointer = 32, OpTypeFunction = 33, OpConstant = 43, OpFunction = 54, OpFunctionEnd = 56,
   OpVariable = 59, OpLoad = 61, OpStore = 62, OpAccessChain = 65, OpDecorate = 71, OpMemberDecorate = 72,
-  OpCompositeExtract = 81, OpConvertUToF = 112, OpIAdd = 128, OpIMul = 132, OpLabel = 248, OpReturn = 253,
+  OpCompositeExtract = 81, OpConvertUToF = 112, OpFConvert = 115, OpIAdd = 128, OpIMul = 132, OpLabel = 248, OpReturn = 253,
   OpTypeCooperativeMatrixKHR = 4456, OpCooperativeMatrixLoadKHR = 4457, OpCooperativeMatrixStoreKHR = 4458,
   OpCooperativeMatrixMulAddKHR = 4459, OpCooperativeMatrixLengthKHR = 4460,
 };
@@ -159,6 +159,96 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16) {
     w.op(OpAccessChain, {tP32, ptr, vL, c0, at});
     w.op(OpCompositeExtract, {tF32, value, mX, i});
     w.op(OpStore, {ptr, value});
+  }
+  w.op(OpReturn, {});
+  w.op(OpFunctionEnd, {});
+  return w.finish();
+}
+
+std::vector<uint32_t> operandLanesProbeSpirv(uint32_t subgroupSize) {
+  const uint32_t perLane = 256 / subgroupSize;
+  Writer w;
+  const uint32_t tVoid = w.id(), tFn = w.id(), tU32 = w.id(), tF16 = w.id(), tF32 = w.id();
+  const uint32_t tArr16 = w.id(), tArr32 = w.id(), tS16 = w.id(), tS32 = w.id();
+  const uint32_t tPS16 = w.id(), tPS32 = w.id(), tP16 = w.id(), tP32 = w.id(), tPIn = w.id();
+  const uint32_t c0 = w.id(), c1 = w.id(), c16 = w.id(), cPer = w.id(), cSecond = w.id(), cScope = w.id(),
+                 cUseA = w.id(), cUseB = w.id();
+  const uint32_t tA = w.id(), tB = w.id();
+  const uint32_t vX = w.id(), vL = w.id(), vLane = w.id();
+  const uint32_t fMain = w.id(), label = w.id(), pX = w.id(), lane = w.id(), laneBase = w.id();
+  std::vector<uint32_t> cIndex(perLane);
+  for (uint32_t &c : cIndex) c = w.id();
+
+  for (uint32_t cap : {kCapShader, kCapFloat16, kCapStorageBuffer16BitAccess, kCapCoopMatrix})
+    w.op(OpCapability, {cap});
+  w.op(OpExtension, {}, "SPV_KHR_cooperative_matrix");
+  w.op(OpMemoryModel, {0 /*Logical*/, 1 /*GLSL450*/});
+  w.op(OpEntryPoint, {kGLCompute, fMain}, kOperandLanesProbeEntry, {vX, vL, vLane});
+  w.op(OpExecutionMode, {fMain, kLocalSize, subgroupSize, 1, 1});
+  w.op(OpDecorate, {tArr16, kDecArrayStride, 2});
+  w.op(OpDecorate, {tArr32, kDecArrayStride, 4});
+  w.op(OpMemberDecorate, {tS16, 0, kDecOffset, 0});
+  w.op(OpMemberDecorate, {tS32, 0, kDecOffset, 0});
+  w.op(OpDecorate, {tS16, kDecBlock});
+  w.op(OpDecorate, {tS32, kDecBlock});
+  w.op(OpDecorate, {vX, kDecDescriptorSet, 0});
+  w.op(OpDecorate, {vX, kDecBinding, 0});
+  w.op(OpDecorate, {vL, kDecDescriptorSet, 0});
+  w.op(OpDecorate, {vL, kDecBinding, 1});
+  w.op(OpDecorate, {vLane, kDecBuiltIn, kLocalInvocationIndex});
+  w.op(OpTypeVoid, {tVoid});
+  w.op(OpTypeFunction, {tFn, tVoid});
+  w.op(OpTypeInt, {tU32, 32, 0});
+  w.op(OpTypeFloat, {tF16, 16});
+  w.op(OpTypeFloat, {tF32, 32});
+  w.op(OpTypeRuntimeArray, {tArr16, tF16});
+  w.op(OpTypeRuntimeArray, {tArr32, tF32});
+  w.op(OpTypeStruct, {tS16, tArr16});
+  w.op(OpTypeStruct, {tS32, tArr32});
+  w.op(OpTypePointer, {tPS16, kStorageBuffer, tS16});
+  w.op(OpTypePointer, {tPS32, kStorageBuffer, tS32});
+  w.op(OpTypePointer, {tP16, kStorageBuffer, tF16});
+  w.op(OpTypePointer, {tP32, kStorageBuffer, tF32});
+  w.op(OpTypePointer, {tPIn, kInput, tU32});
+  w.op(OpConstant, {tU32, c0, 0});
+  w.op(OpConstant, {tU32, c1, 1});
+  w.op(OpConstant, {tU32, c16, 16});
+  w.op(OpConstant, {tU32, cPer, perLane});
+  w.op(OpConstant, {tU32, cSecond, 1 + subgroupSize * perLane});
+  w.op(OpConstant, {tU32, cScope, kScopeSubgroup});
+  w.op(OpConstant, {tU32, cUseA, kUseA});
+  w.op(OpConstant, {tU32, cUseB, kUseB});
+  for (uint32_t i = 0; i < perLane; ++i) w.op(OpConstant, {tU32, cIndex[i], i});
+  w.op(OpTypeCooperativeMatrixKHR, {tA, tF16, cScope, c16, c16, cUseA});
+  w.op(OpTypeCooperativeMatrixKHR, {tB, tF16, cScope, c16, c16, cUseB});
+  w.op(OpVariable, {tPS16, vX, kStorageBuffer});
+  w.op(OpVariable, {tPS32, vL, kStorageBuffer});
+  w.op(OpVariable, {tPIn, vLane, kInput});
+  w.op(OpFunction, {tVoid, fMain, 0 /*None*/, tFn});
+  w.op(OpLabel, {label});
+  w.op(OpAccessChain, {tP16, pX, vX, c0, c0});
+  w.op(OpLoad, {tU32, lane, vLane});
+  w.op(OpIMul, {tU32, laneBase, lane, cPer});
+  // X (16 r + c, row-major) as an A matrix, then as a B matrix: each one's element count at
+  // L[first], then element i of invocation `lane` at L[first + 1 + lane * perLane + i].
+  static_assert(kRowMajor == 0);
+  for (auto [type, first] : {std::pair{tA, c0}, std::pair{tB, cSecond}}) {
+    const uint32_t m = w.id(), length = w.id(), lengthF = w.id(), pLen = w.id(), start = w.id(), base = w.id();
+    w.op(OpCooperativeMatrixLoadKHR, {type, m, pX, c0, c16});
+    w.op(OpCooperativeMatrixLengthKHR, {tU32, length, type});
+    w.op(OpConvertUToF, {tF32, lengthF, length});
+    w.op(OpAccessChain, {tP32, pLen, vL, c0, first});
+    w.op(OpStore, {pLen, lengthF});
+    w.op(OpIAdd, {tU32, start, first, c1});
+    w.op(OpIAdd, {tU32, base, start, laneBase});
+    for (uint32_t i = 0; i < perLane; ++i) {
+      const uint32_t at = w.id(), ptr = w.id(), half = w.id(), value = w.id();
+      w.op(OpIAdd, {tU32, at, base, cIndex[i]});
+      w.op(OpAccessChain, {tP32, ptr, vL, c0, at});
+      w.op(OpCompositeExtract, {tF16, half, m, i});
+      w.op(OpFConvert, {tF32, value, half});
+      w.op(OpStore, {ptr, value});
+    }
   }
   w.op(OpReturn, {});
   w.op(OpFunctionEnd, {});

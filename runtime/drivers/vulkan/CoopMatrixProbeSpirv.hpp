@@ -22,6 +22,16 @@ inline constexpr const char *kCoopMatrixProbeEntry = "coop_matrix_probe";
 /// (their bits bf16's).
 std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16 = false);
 
+/// The entry point of the operand-lanes probe shader.
+inline constexpr const char *kOperandLanesProbeEntry = "operand_lanes_probe";
+
+/// A SPIR-V 1.6 compute shader of one subgroup that shows where the elements of 16 x 16 f16 A and
+/// B matrices (subgroup scope) live: it loads the f16 matrix X (binding 0, row-major, X[r][c] =
+/// 16 r + c) as an A matrix and as a B matrix and writes to L (binding 1, f32), with P = 256 /
+/// subgroupSize: the A matrix's element count of one invocation at L[0], its element i of
+/// invocation `lane` at L[1 + lane P + i]; the B matrix's the same from L[1 + subgroupSize P].
+std::vector<uint32_t> operandLanesProbeSpirv(uint32_t subgroupSize);
+
 /// The entry point, sizes and workgroup of the workgroup-scope probe shader.
 inline constexpr const char *kWorkgroupMatrixProbeEntry = "workgroup_matrix_probe";
 inline constexpr uint32_t kWorkgroupProbeM = 64, kWorkgroupProbeN = 64, kWorkgroupProbeK = 32;

@@ -269,9 +269,67 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
         }
       }
   }
+  // Where A's and B's elements live, for the report (operandLanesProbeSpirv): whether they sit
+  // as mma.sync's m16n8k16 fragments do, two of them side by side (A: element i of lane 4g + t at
+  // row g + 8 ((i / 2) % 2), column 2t + i % 2 + 8 (i / 4); B: k = 2t + i % 2 + 8 ((i / 2) % 2),
+  // n = g + 8 (i / 4)), else what invocations 0, 1 and 4 hold. A run that fails only says so.
+  std::string operandNote;
+  if (mmaLanes) {
+    KernelEntry kernel;
+    kernel.name = kOperandLanesProbeEntry;
+    kernel.args = {{"x", ArgKind::Buffer, DType::F16, 0}, {"lanes", ArgKind::Buffer, DType::F32, 1}};
+    Artifact artifact;
+    artifact.target = {TargetKind::SPIRV, std::string("vulkan1.3") + kCoopMatrixSuffix, 0, subgroup};
+    artifact.entryPoint = kOperandLanesProbeEntry;
+    artifact.blockSize = {subgroup, 1, 1};
+    std::vector<uint32_t> words = operandLanesProbeSpirv(subgroup);
+    artifact.code.resize(words.size() * 4);
+    std::memcpy(artifact.code.data(), words.data(), artifact.code.size());
+    const size_t half = 1 + size_t(subgroup) * perLane;
+    std::vector<float> got(2 * half, std::nanf(""));
+    std::vector<uint16_t> x(kN * kN);
+    for (int i = 0; i < kN * kN; ++i) x[i] = f16::fromFloat(float(i)).bits;
+    VulkanBuffer dx(*this), dl(*this);
+    std::string error;
+    Result<std::unique_ptr<detail::DriverKernel>> probe = loadKernel(kernel, artifact);
+    if (!probe) {
+      error = "could not be loaded: " + probe.status().message();
+    } else {
+      const detail::LaunchArg args[2] = {{&kernel.args[0], &dx, nullptr}, {&kernel.args[1], &dl, nullptr}};
+      Status s = dx.init(x.size() * 2);
+      if (s) s = dx.upload(x.data(), x.size() * 2, 0);
+      if (s) s = dl.init(got.size() * 4);
+      if (s) s = dl.upload(got.data(), got.size() * 4, 0);
+      if (s) s = (*probe)->launch(defaultStream(), {1, 1, 1}, args);
+      if (s) s = defaultStream().synchronize();
+      if (s) s = dl.download(got.data(), got.size() * 4, 0);
+      if (!s) error = "could not run: " + s.message();
+    }
+    auto describe = [&](const char *name, size_t first, auto at) {
+      bool mma = got[first] == float(perLane);
+      for (uint32_t lane = 0; lane < subgroup && mma; ++lane)
+        for (uint32_t i = 0; i < perLane && mma; ++i) mma = got[first + 1 + lane * perLane + i] == float(at(lane / 4, lane % 4, i));
+      std::string note = std::string("; ") + name + " lanes";
+      if (mma) return note + " as mma.sync's fragments";
+      note += ": " + std::to_string(got[first]) + " per invocation;";
+      for (uint32_t lane : {0u, 1u, 4u})
+        for (uint32_t i = 0; i < perLane && i < 8; ++i) {
+          const float v = got[first + 1 + lane * perLane + i];
+          note += (i ? "" : " " + std::to_string(lane) + ":") +
+                  (v == v ? " (" + std::to_string(int(v) / kN) + "," + std::to_string(int(v) % kN) + ")" : std::string(" ?"));
+        }
+      return note;
+    };
+    operandNote = !error.empty() ? "; A and B lanes not probed: the shader " + error
+                                 : describe("A", 0, [](uint32_t g, uint32_t t, uint32_t i) {
+                                     return (g + 8 * ((i / 2) % 2)) * kN + 2 * t + i % 2 + 8 * (i / 4);
+                                   }) + describe("B", half, [](uint32_t g, uint32_t t, uint32_t i) {
+                                     return (2 * t + i % 2 + 8 * ((i / 2) % 2)) * kN + g + 8 * (i / 4);
+                                   });
+  }
   return keep({true, mmaLanes,
-               std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + bf16Note + workgroupNote +
-                   ")",
+               std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + operandNote + bf16Note +
+                   workgroupNote + ")",
                bf16, workgroup});
 }
 
