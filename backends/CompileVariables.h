@@ -29,6 +29,7 @@ inline constexpr CompileVariable kCompileVariables[] = {
     {"TESSERA_FMA_LAYOUT", "fma-layout"},
     {"TESSERA_FMA_VECTOR_A", "fma-vector-a"},
     {"TESSERA_COOP_HOIST_A", "coop-hoist-a"},
+    {"TESSERA_COOP_A_LANES", "coop-a-lanes"},
     {"TESSERA_FMA_HALVES", "fma-halves"},
     {"TESSERA_FMA_ASYNC_COPIES", "fma-async-copies"},
     {"TESSERA_FMA_UNROLL", "fma-unroll"},

@@ -317,6 +317,7 @@ Status runPipeline(const TracedKernel &kernel, const TargetDesc &target, std::op
     switchFromEnv("TESSERA_FMA_LAYOUT", options.fmaLayout);
     switchFromEnv("TESSERA_FMA_VECTOR_A", options.fmaVectorA);
     switchFromEnv("TESSERA_COOP_HOIST_A", options.coopHoistA);
+    switchFromEnv("TESSERA_COOP_A_LANES", options.coopALanes); // off by default until measured: "1" turns it on
     // TESSERA_FMA_ASYNC_COPIES and TESSERA_FMA_HALVES=1|0 (or on|off|auto): the pass's
     // fma-async-copies and fma-halves (unset: auto).
     autoOnOffFromEnv("TESSERA_FMA_ASYNC_COPIES", options.fmaAsyncCopies);

@@ -1364,6 +1364,13 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   // (inside an outer loop). An operand staged in the loop in vectors of 4 takes room in a freed
   // array where there is enough, else an array of its own.
   const bool hoistA = lw.coopHoistA && loop && !aVaries && pairs * (K / 16) <= kMaxHoistedMatrices;
+  // An A in registers in the accumulator layout with the accumulator's rows (attention's
+  // probabilities), where the device keeps an A matrix's elements where it keeps an
+  // accumulator's (coop-a-lanes; the self-test checks that for the chip): each 16 x 16 block of A
+  // is built from the lane's values as an accumulator block is, and A is not staged at all.
+  auto aShape = lw.mmaShapes.find({M, K});
+  const bool aLanes = lw.coopALanes && in == matrixIn && aShape != lw.mmaShapes.end() && aShape->second == 1 &&
+                      !lc.hasWarpGrid() && la.threadsPer[0] == lc.threadsPer[0];
   const size_t freedBefore = lw.freeArrays.size();
   SmallVector<int64_t> takenBefore;
   for (const TileLowering::FreeArray &f : lw.freeArrays)
@@ -1393,13 +1400,13 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
       if (!(varies && unitOf == 4 && (room = takeFreedRoom(lw, op, vec4, copies * count / 4))))
         bytes += copies * count * inBytes;
     };
-    if (!hoistA)
+    if (!hoistA && !aLanes)
       operand(aVaries, aCount, aUnit, aLoopRoom);
     operand(bVaries, bCount, bUnit, bRoom);
     return bytes;
   };
   std::optional<FreedRoom> aLoopRoom;
-  bool halves = loop && (aVaries || bVaries) &&
+  bool halves = loop && ((aVaries && !aLanes) || bVaries) &&
                 lw.sharedBytes + fresh + loopStaging(true, aLoopRoom) <= unit->sharedLimit;
   if (!halves) {
     restoreTaken(freedHoisted, takenHoisted);
@@ -1420,12 +1427,12 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   };
   if (halves) {
     Value parity = halfParity(r, loc, lw, loop);
-    if (aVaries)
+    if (aVaries && !aLanes)
       aHalf = arith::MulIOp::create(r, loc, parity, c(r, loc, aCount));
     if (bVaries)
       bHalf = arith::MulIOp::create(r, loc, parity, c(r, loc, bCount));
   }
-  if (!hoistA)
+  if (!hoistA && !aLanes)
     aHalf = plus(r, loc, aHalf, roomStart(r, loc, aLoopRoom));
   bHalf = plus(r, loc, bHalf, roomStart(r, loc, bRoom));
   // Staged column of B's column `col`.
@@ -1500,7 +1507,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   }
   const int64_t aCopies = halves && aVaries ? 2 : 1, bCopies = halves && bVaries ? 2 : 1;
   SmallVector<StagedTile> tiles;
-  if (!hoistA) {
+  if (!hoistA && !aLanes) {
     tiles.push_back({aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), storeAs, nullptr, aUnit});
     tiles.back().array = roomArray(aLoopRoom);
   }
@@ -1508,7 +1515,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   tiles.back().array = roomArray(bRoom);
   SmallVector<Value> staged = stageTiles(r, loc, lw, tiles, /*asyncReaders=*/false, /*align=*/16,
                                          /*leadingBarrier=*/!halves || lw.stagingBarrier);
-  Value sa = hoistA ? Value() : staged[0], sb = staged.back();
+  Value sa = hoistA || aLanes ? Value() : staged[0], sb = staged.back();
 
   // Accumulator element of (pair p, column group j, fragment index i) in the thread's order.
   auto element = [&](int64_t p, int64_t j, int64_t i) { return fragmentElement(groups, p, j, i); };
@@ -1519,7 +1526,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   };
   Value warp = arith::DivUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 32));
   // The subgroup's first staged column of B (16 G/2 wc).
-  Value aFirst = hoistA ? Value() : aFirstAt(aHalf);
+  Value aFirst = hoistA || aLanes ? Value() : aFirstAt(aHalf);
   Value bFirst = halfOf(r, loc, bHalf,
                         arith::MulIOp::create(r, loc, arith::RemUIOp::create(r, loc, warp, lw.i32(r, loc, C)),
                                               lw.i32(r, loc, 8 * groups * (transB ? ldb : 1))));
@@ -1539,6 +1546,15 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     for (int64_t p = 0; p < pairs; ++p) { // staged rows 16 (p Wr + wr) ..
       if (hoistA) {
         am.push_back(hoisted[k0 / 16 * pairs + p]);
+        continue;
+      }
+      if (aLanes) { // block (p, k0 / 16) of A, its lane's values placed as an accumulator block's
+        Value m = gpu::SubgroupMmaConstantMatrixOp::create(r, loc, aMat, arith::ConstantOp::create(r, loc, r.getZeroAttr(in)));
+        for (int64_t i = 0; i < 8; ++i)
+          m = gpu::SubgroupMmaInsertThreadLocalOp::create(
+              r, loc, aMat, a[fragmentElement(la.reps[1], p, 2 * (k0 / 16) + (i / 2) % 2, 2 * (i / 4) + i % 2)], m,
+              ValueRange{cidx(i)});
+        am.push_back(m);
         continue;
       }
       Value at = arith::AddIOp::create(r, loc, aFirst, lw.i32(r, loc, 16 * p * Wr * lda + k0));

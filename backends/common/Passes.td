@@ -104,6 +104,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
            "around it loads A's matrices once before the loop and keeps them in registers, its "
            "array then free for the loop's staging (TESSERA_COOP_HOIST_A=0 reads them from shared "
            "memory each iteration, to measure)">,
+    Option<"coopALanes", "coop-a-lanes", "bool", /*default=*/"false",
+           "A dot on cooperative matrices in mma.sync's lanes whose A is in registers in the "
+           "accumulator layout (attention's probabilities) builds A's matrices from the lanes' "
+           "values instead of staging A (TESSERA_COOP_A_LANES=1; off until measured)">,
     Option<"fmaHalves", "fma-halves", "std::string", /*default=*/"\"auto\"",
            "A dot on the FMA path in a loop stages the operands that change in it in two halves, "
            "iteration t writing half t % 2, with one barrier an iteration instead of two, where both "

@@ -259,7 +259,9 @@ public:
     /// The device keeps a 32-lane subgroup's m x n = 16 x 16 f32 accumulator as mma.sync's C
     /// fragments (lane 4g + t, element i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2)):
     /// accumulators then stay in registers in mmaAccumulatorLayout and only A and B go through
-    /// shared memory.
+    /// shared memory. It keeps a 16 x 16 f16 A matrix's elements in the same places (the
+    /// runtime's self-test checks both), so an A in that layout may be built from registers
+    /// (coop-a-lanes).
     bool mmaLanes = false;
   };
   virtual std::optional<CoopMatrixShape> coopMatrixShape(mlir::Type in, mlir::Type acc) const;

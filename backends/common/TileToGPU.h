@@ -167,6 +167,11 @@ struct TileLowering {
   /// change in the loop around it (attention's queries) loads A's matrices once, before the loop,
   /// and keeps them in registers; the array A was staged in is then free for the loop's staging.
   bool coopHoistA = true;
+  /// Option coop-a-lanes: a cooperative-matrix dot whose A is in registers in the accumulator
+  /// layout (attention's probabilities) builds A's matrices from the lanes' values instead of
+  /// staging A (lowerWithCoopMatrixLanes), on the chip's word that A matrices keep their elements
+  /// where accumulators do (the runtime's self-test checks it).
+  bool coopALanes = false;
   /// Shared-memory arrays whose readers are done before a loop starts (coop-hoist-a), free for
   /// the staging of the dots inside it: the array, its element type and element count, the loop,
   /// and how many of its elements the loop's dots have taken so far (each takes a range of its

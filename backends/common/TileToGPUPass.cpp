@@ -175,7 +175,7 @@ struct TensorCopyOptions {
   bool allowed = false, forA = false, oneThread = true, programBarrier = true, pingpong = false;
   enum class Producer { Off, Auto, On } producer = Producer::Auto;
   bool asyncCopyFence = true, copiesAfterMma = true, storeStaging = true, waitBeforeCopies = false;
-  bool fmaLayout = true, fmaVectorA = true, coopHoistA = true;
+  bool fmaLayout = true, fmaVectorA = true, coopHoistA = true, coopALanes = false;
   TileLowering::FmaHalves fmaHalves = TileLowering::FmaHalves::Auto;
   TileLowering::FmaAsyncCopies fmaAsyncCopies = TileLowering::FmaAsyncCopies::Auto;
   int64_t fmaUnroll = 0;
@@ -278,6 +278,7 @@ LogicalResult lowerKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, const
   lowering.fmaLayout = copies.fmaLayout;
   lowering.fmaVectorA = copies.fmaVectorA;
   lowering.coopHoistA = copies.coopHoistA;
+  lowering.coopALanes = copies.coopALanes;
   lowering.fmaHalves = copies.fmaHalves;
   lowering.fmaAsyncCopies = copies.fmaAsyncCopies;
   lowering.fmaUnroll = copies.fmaUnroll ? copies.fmaUnroll : target.fmaUnroll();
@@ -555,7 +556,8 @@ struct ConvertTileToGPUPass final : impl::ConvertTileToGPUBase<ConvertTileToGPUP
     const TensorCopyOptions copies{tensorCopies,      tensorCopiesA, tensorCopyIssue == "one", tensorCopyRelease == "barrier",
                                    warpgroupPingpong, *producer,     asyncCopyFence,          copiesAfterMma,
                                    storeStaging,      waitBeforeCopies, fmaLayout,               fmaVectorA,
-                                   coopHoistA,        *halves,          *async,                  fmaUnroll};
+                                   coopHoistA,        coopALanes,       *halves,                 *async,
+                                   fmaUnroll};
     std::unique_ptr<TargetInfo> info = createTargetInfo(*valid);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());

@@ -1,5 +1,6 @@
 // RUN: %tessera compile %s --emit=spirv-mlir --coopmat=lanes | FileCheck %s
 // RUN: env TESSERA_COOP_HOIST_A=0 %tessera compile %s --emit=spirv-mlir --coopmat=lanes | FileCheck %s --check-prefix=OFF
+// RUN: env TESSERA_COOP_A_LANES=1 %tessera compile %s --emit=spirv-mlir --coopmat=lanes | FileCheck %s --check-prefix=LANES
 
 // 06_flash_attention's fast kernel at 64 x 32 on 4 subgroups, D = 128 (after the tile passes),
 // on cooperative matrices in mma.sync's lanes (coop-hoist-a). The queries do not change in the
@@ -37,6 +38,20 @@
 // CHECK-COUNT-2: spirv.KHR.CooperativeMatrixLoad {{.*}}MatrixA>
 // CHECK-NOT: spirv.ControlBarrier
 // CHECK: spirv.mlir.merge
+// With coop-a-lanes (LANES) the probabilities are not staged: each of their 16 x 16 blocks is
+// built from the lane's 8 values, placed as an accumulator's: the keys' halves in the queries'
+// array and the values' halves in one of their own, 34,816 bytes, no array of f16 scalars.
+// LANES-COUNT-2: spirv.GlobalVariable @__workgroup_mem__{{[0-9]+}} : !spirv.ptr<!spirv.struct<(!spirv.array<2176 x vector<4xf16>>)>, Workgroup>
+// LANES-NOT: spirv.GlobalVariable @__workgroup_mem__
+// LANES-LABEL: spirv.func @attention
+// LANES-SAME: tessera.shared_bytes = 34816
+// LANES: spirv.mlir.loop
+// LANES-COUNT-16: spirv.KHR.CooperativeMatrixMulAdd
+// LANES-NOT: spirv.KHR.CooperativeMatrixLoad {{.*}}MatrixA>
+// LANES: spirv.CompositeConstruct %{{.*}} : (f16) -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
+// LANES-COUNT-8: spirv.CompositeInsert %{{.*}} : f16 into !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
+// LANES-NOT: spirv.KHR.CooperativeMatrixLoad {{.*}}MatrixA>
+// LANES: spirv.mlir.merge
 // OFF-LABEL: spirv.func @attention
 // OFF-SAME: tessera.shared_bytes = 48640
 // OFF: spirv.mlir.loop

@@ -59,11 +59,13 @@ TEST_CASE("coopmat_record.damage_is_ignored") {
   CHECK_FALSE(vulkan::parseCoopMatrixRecord(vulkan::formatCoopMatrixRecord({false, true, "none"})));
   CHECK_FALSE(vulkan::parseCoopMatrixRecord(vulkan::formatCoopMatrixRecord({false, false, "none", true})));
   CHECK_FALSE(vulkan::parseCoopMatrixRecord(vulkan::formatCoopMatrixRecord({false, false, "none", false, true})));
-  // Records of earlier versions (v1: no bf16 line; v2: no workgroup line) are not read: the
-  // self-test runs again.
+  // Records of earlier versions (v1: no bf16 line; v2: no workgroup line; v3: mma-lanes without
+  // the check of A's lanes) are not read: the self-test runs again.
   for (const std::string old : {std::string("tessera cooperative-matrix self-test v1\nusable 1\nmma-lanes 1\ndetail passed\n"),
                                 std::string("tessera cooperative-matrix self-test v2\nusable 1\nmma-lanes 1\nbf16 1\n"
-                                            "detail passed\n")}) {
+                                            "detail passed\n"),
+                                std::string("tessera cooperative-matrix self-test v3\nusable 1\nmma-lanes 1\nbf16 1\n"
+                                            "workgroup 1\ndetail passed\n")}) {
     char hash[40];
     std::snprintf(hash, sizeof hash, "fnv1a %016" PRIx64 "\n",
                   fnv1a64(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(old.data()), old.size())));

@@ -13,7 +13,8 @@
 namespace tessera::vulkan {
 
 namespace {
-constexpr char kMagic[] = "tessera cooperative-matrix self-test v3\n"; // v2: the bf16 line; v3: workgroup
+constexpr char kMagic[] = "tessera cooperative-matrix self-test v4\n"; // v2: the bf16 line; v3: workgroup;
+// v4: mma-lanes also means A matrices keep their elements where accumulators do
 
 uint64_t hashOf(std::string_view text) {
   return fnv1a64(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));

@@ -269,10 +269,12 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
         }
       }
   }
-  // Where A's and B's elements live, for the report (operandLanesProbeSpirv): whether they sit
-  // as mma.sync's m16n8k16 fragments do, two of them side by side (A: element i of lane 4g + t at
-  // row g + 8 ((i / 2) % 2), column 2t + i % 2 + 8 (i / 4); B: k = 2t + i % 2 + 8 ((i / 2) % 2),
-  // n = g + 8 (i / 4)), else what invocations 0, 1 and 4 hold. A run that fails only says so.
+  // Where A's and B's elements live (operandLanesProbeSpirv). Code for the chip ...+mma-lanes
+  // may build an A matrix from a lane's values placed as in an accumulator (coop-a-lanes), so the
+  // chip needs A's elements where the accumulator's are (NVIDIA's driver: lane 4g + t, element i
+  // at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2)); a run that fails counts as a
+  // no. B's placement is reported only (as mma.sync's m16n8k16 fragments, two side by side:
+  // k = 2t + i % 2 + 8 ((i / 2) % 2), n = g + 8 (i / 4)).
   std::string operandNote;
   if (mmaLanes) {
     KernelEntry kernel;
@@ -305,12 +307,14 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
       if (s) s = dl.download(got.data(), got.size() * 4, 0);
       if (!s) error = "could not run: " + s.message();
     }
-    auto describe = [&](const char *name, size_t first, auto at) {
-      bool mma = got[first] == float(perLane);
-      for (uint32_t lane = 0; lane < subgroup && mma; ++lane)
-        for (uint32_t i = 0; i < perLane && mma; ++i) mma = got[first + 1 + lane * perLane + i] == float(at(lane / 4, lane % 4, i));
+    // Whether the matrix whose count starts at got[first] places element i of lane 4g + t at
+    // at(g, t, i); the note says so, or what invocations 0, 1 and 4 hold.
+    auto placed = [&](const char *name, size_t first, const char *as, auto at) {
+      bool same = got[first] == float(perLane);
+      for (uint32_t lane = 0; lane < subgroup && same; ++lane)
+        for (uint32_t i = 0; i < perLane && same; ++i) same = got[first + 1 + lane * perLane + i] == float(at(lane / 4, lane % 4, i));
       std::string note = std::string("; ") + name + " lanes";
-      if (mma) return note + " as mma.sync's fragments";
+      if (same) return std::pair{true, note + " as " + as};
       note += ": " + std::to_string(got[first]) + " per invocation;";
       for (uint32_t lane : {0u, 1u, 4u})
         for (uint32_t i = 0; i < perLane && i < 8; ++i) {
@@ -318,14 +322,22 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
           note += (i ? "" : " " + std::to_string(lane) + ":") +
                   (v == v ? " (" + std::to_string(int(v) / kN) + "," + std::to_string(int(v) % kN) + ")" : std::string(" ?"));
         }
-      return note;
+      return std::pair{false, note};
     };
-    operandNote = !error.empty() ? "; A and B lanes not probed: the shader " + error
-                                 : describe("A", 0, [](uint32_t g, uint32_t t, uint32_t i) {
-                                     return (g + 8 * ((i / 2) % 2)) * kN + 2 * t + i % 2 + 8 * (i / 4);
-                                   }) + describe("B", half, [](uint32_t g, uint32_t t, uint32_t i) {
-                                     return (2 * t + i % 2 + 8 * ((i / 2) % 2)) * kN + g + 8 * (i / 4);
-                                   });
+    if (!error.empty()) {
+      mmaLanes = false;
+      operandNote = "; mma-lanes code not used: the A and B lanes probe " + error;
+    } else {
+      auto [aLikeAcc, aNote] = placed("A", 0, "the accumulator's", [](uint32_t g, uint32_t t, uint32_t i) {
+        return (g + 8 * (i / 4)) * kN + 2 * t + i % 2 + 8 * ((i / 2) % 2);
+      });
+      auto [bMma, bNote] = placed("B", half, "mma.sync's fragments", [](uint32_t g, uint32_t t, uint32_t i) {
+        return (2 * t + i % 2 + 8 * ((i / 2) % 2)) * kN + g + 8 * (i / 4);
+      });
+      (void)bMma;
+      mmaLanes = aLikeAcc;
+      operandNote = aNote + bNote + (aLikeAcc ? "" : " (mma-lanes code not used: it builds A matrices as accumulators)");
+    }
   }
   return keep({true, mmaLanes,
                std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + operandNote + bf16Note +

@@ -197,8 +197,10 @@ struct CoopMatrixCheck {
   bool usable = false;
   /// Whether a 16 x 16 f32 accumulator's elements sit in the invocations as mma.sync's C fragments
   /// (32 lanes, lane 4g + t holding rows g, g + 8 and columns 2t, 2t + 1, 8 + 2t, 9 + 2t, element
-  /// i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2), as NVIDIA's driver does): code for the chip
-  /// "vulkan1.3+coopmat+mma-lanes" then keeps accumulators in registers.
+  /// i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2), as NVIDIA's driver does), and a
+  /// 16 x 16 f16 A matrix's in the same places (NVIDIA's too): code for the chip
+  /// "vulkan1.3+coopmat+mma-lanes" then keeps accumulators in registers (and may build A matrices
+  /// from registers the same way).
   bool mmaLanes = false;
   std::string detail; // for reports: "self-test passed (...)" or why not
   /// Whether bf16 matrices (VK_KHR_shader_bfloat16: 16 x 16 x 16 bf16 x bf16 + f32 -> f32) passed a
