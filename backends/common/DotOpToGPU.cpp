@@ -1362,7 +1362,8 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   // iteration before last read, and every thread has finished those reads when it passes the
   // last iteration's barrier. A barrier before the loop ends the reads of an earlier run of it
   // (inside an outer loop). An operand staged in the loop in vectors of 4 takes room in a freed
-  // array where there is enough, else an array of its own.
+  // array where there is enough, else an array of its own; where nothing fits so, B takes room
+  // too, a value at a time into its component (the keys of 64-key blocks at D = 128).
   const bool hoistA = lw.coopHoistA && loop && !aVaries && pairs * (K / 16) <= kMaxHoistedMatrices;
   // An A in registers in the accumulator layout with the accumulator's rows (attention's
   // probabilities), where the device keeps an A matrix's elements where it keeps an
@@ -1393,28 +1394,38 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     takenHoisted.push_back(f.taken);
   const size_t freedHoisted = lw.freeArrays.size();
   // The bytes of new arrays that staging in (halves) needs, taking freed room where it can.
-  auto loopStaging = [&](bool inHalves, std::optional<FreedRoom> &aLoopRoom) {
+  auto loopStaging = [&](bool inHalves, bool componentB, std::optional<FreedRoom> &aLoopRoom) {
     int64_t bytes = 0;
-    auto operand = [&](bool varies, int64_t count, int64_t unitOf, std::optional<FreedRoom> &room) {
+    auto operand = [&](bool varies, bool roomFits, int64_t count, std::optional<FreedRoom> &room) {
       const int64_t copies = inHalves && varies ? 2 : 1;
-      if (!(varies && unitOf == 4 && (room = takeFreedRoom(lw, op, vec4, copies * count / 4))))
+      if (!(varies && roomFits && (room = takeFreedRoom(lw, op, vec4, copies * count / 4))))
         bytes += copies * count * inBytes;
     };
     if (!hoistA && !aLanes)
-      operand(aVaries, aCount, aUnit, aLoopRoom);
-    operand(bVaries, bCount, bUnit, bRoom);
+      operand(aVaries, aUnit == 4, aCount, aLoopRoom);
+    operand(bVaries, bUnit == 4 || componentB, bCount, bRoom);
     return bytes;
   };
+  // Halves, else one copy; and only where neither fits, B in freed room a value at a time.
   std::optional<FreedRoom> aLoopRoom;
-  bool halves = loop && ((aVaries && !aLanes) || bVaries) &&
-                lw.sharedBytes + fresh + loopStaging(true, aLoopRoom) <= unit->sharedLimit;
-  if (!halves) {
-    restoreTaken(freedHoisted, takenHoisted);
-    aLoopRoom = bRoom = std::nullopt;
-    if (lw.sharedBytes + fresh + loopStaging(false, aLoopRoom) > unit->sharedLimit) {
-      restoreTaken(freedBefore, takenBefore);
-      return std::nullopt;
+  bool halves = false, fits = false;
+  for (bool componentB : {false, true}) {
+    for (bool inHalves : {true, false}) {
+      restoreTaken(freedHoisted, takenHoisted);
+      aLoopRoom = bRoom = std::nullopt;
+      if (inHalves && !(loop && ((aVaries && !aLanes) || bVaries)))
+        continue;
+      if (lw.sharedBytes + fresh + loopStaging(inHalves, componentB, aLoopRoom) <= unit->sharedLimit) {
+        halves = inHalves, fits = true;
+        break;
+      }
     }
+    if (fits)
+      break;
+  }
+  if (!fits) {
+    restoreTaken(freedBefore, takenBefore);
+    return std::nullopt;
   }
 
   Value aHalf, bHalf; // where this iteration's half (or the operand's room) starts, in elements
@@ -1506,12 +1517,17 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
       lw.freeArrays[*aFreed].array = sa;
   }
   const int64_t aCopies = halves && aVaries ? 2 : 1, bCopies = halves && bVaries ? 2 : 1;
+  // An operand in freed room is held in vectors of 4, each value written into its component where
+  // the thread's runs are shorter.
+  const int64_t aStaged = aLoopRoom ? 4 : aUnit, bStaged = bRoom ? 4 : bUnit;
   SmallVector<StagedTile> tiles;
   if (!hoistA && !aLanes) {
-    tiles.push_back({aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), storeAs, nullptr, aUnit});
+    tiles.push_back({aType, a, {lda, 1}, aIndex, aCopies * aCount, invariantLoop(op, op.getA()), storeAs, nullptr, aStaged});
+    tiles.back().byComponent = aStaged != aUnit;
     tiles.back().array = roomArray(aLoopRoom);
   }
-  tiles.push_back({bType, b, {ldb, 1}, bIndex, bCopies * bCount, invariantLoop(op, op.getB()), storeAs, nullptr, bUnit});
+  tiles.push_back({bType, b, {ldb, 1}, bIndex, bCopies * bCount, invariantLoop(op, op.getB()), storeAs, nullptr, bStaged});
+  tiles.back().byComponent = bStaged != bUnit;
   tiles.back().array = roomArray(bRoom);
   SmallVector<Value> staged = stageTiles(r, loc, lw, tiles, /*asyncReaders=*/false, /*align=*/16,
                                          /*leadingBarrier=*/!halves || lw.stagingBarrier);
@@ -1558,12 +1574,12 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
         continue;
       }
       Value at = arith::AddIOp::create(r, loc, aFirst, lw.i32(r, loc, 16 * p * Wr * lda + k0));
-      am.push_back(loadMatrix(r, loc, in, aMat, sa, index(at, aUnit), ld(lda, aUnit), UnitAttr()));
+      am.push_back(loadMatrix(r, loc, in, aMat, sa, index(at, aStaged), ld(lda, aStaged), UnitAttr()));
     }
     for (int64_t jj = 0; jj < blockCols; ++jj) { // staged columns 8 G wc + 16 jj ..
       const int64_t at = transB ? 16 * jj * ldb + k0 : k0 * ldb + 16 * jj;
       Value from = arith::AddIOp::create(r, loc, bFirst, lw.i32(r, loc, at));
-      bm.push_back(loadMatrix(r, loc, in, bMat, sb, index(from, bUnit), ld(ldb, bUnit), bColumnMajor));
+      bm.push_back(loadMatrix(r, loc, in, bMat, sb, index(from, bStaged), ld(ldb, bStaged), bColumnMajor));
     }
     for (int64_t p = 0; p < pairs; ++p)
       for (int64_t jj = 0; jj < blockCols; ++jj)
