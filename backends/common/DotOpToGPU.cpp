@@ -150,7 +150,7 @@ struct StagedTile {
   int64_t unit = 1;
   bool byComponent = false;
   Value offset = {}; // added to every index (elements): the half of an array in halves
-  Value array = {};  // an array to stage into (room freed by an earlier dot: FreeRooms), not a new one
+  Value array = {};  // an array to stage into (room an earlier dot freed: FreedRoom), not a new one
 };
 
 /// A shared-memory array of `count` elements of `elem` (a scalar, as it is, 16-bit too, or a
@@ -1291,22 +1291,6 @@ Value loadMatrix(OpBuilder &b, Location loc, Type in, gpu::MMAMatrixType type, V
   return load;
 }
 
-/// tile.dot on cooperative matrices whose accumulator lanes are mma.sync's C fragments (fast
-/// mode; Vulkan devices whose self-test found that layout, chip ...+mma-lanes). The accumulator
-/// stays in registers in mmaAccumulatorLayout, as on the tensor-core path, its subgroups on the
-/// grid the pass chose (C across): the 16 x 16 block (p, jj) of subgroup (wr, wc) is its 16 x 8
-/// blocks (p, 2jj) and (p, 2jj + 1), whose rows g and g + 8 are tile rows 2p R + 8wr + g and
-/// (2p + 1) R + 8wr + g (R = 8 x the subgroups down the rows) and whose columns start at
-/// 8 (C j + wc); a lane's 8 values go into a cooperative matrix and come back out by index
-/// (insert/extract_thread_local: element i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2),
-/// as NVIDIA's driver places them). So that each block is 16 contiguous rows and columns of the
-/// staged operands, A is staged with its rows permuted (accumulatorBlockRow) and B with its
-/// groups of 8 columns permuted (group
-/// C j + wc at staged group wc G + j, G groups per subgroup): K x N row-major, or, where it comes
-/// N x K (transpose_b), as it comes, read column-major. Rows are padded by 16 bytes, so that
-/// the 8 rows of 16 bytes the units read at once fall in different banks, and each thread
-/// writes its runs of 4 elements as one vector. Each k step loads every A and B block of the
-/// subgroup once.
 /// A range of elements taken in an array that an earlier dot freed (TileLowering::freeArrays):
 /// the array's index there and the range's first element (of the array's type).
 struct FreedRoom {
@@ -1329,6 +1313,24 @@ std::optional<FreedRoom> takeFreedRoom(const TileLowering &lw, Operation *dot, T
 /// registers a lane (attention's queries at D = 128 take 8).
 constexpr int64_t kMaxHoistedMatrices = 16;
 
+/// tile.dot on cooperative matrices whose accumulator lanes are mma.sync's C fragments (fast
+/// mode; Vulkan devices whose self-test found that layout, chip ...+mma-lanes). The accumulator
+/// stays in registers in mmaAccumulatorLayout, as on the tensor-core path, its subgroups on the
+/// grid the pass chose (C across): the 16 x 16 block (p, jj) of subgroup (wr, wc) is its 16 x 8
+/// blocks (p, 2jj) and (p, 2jj + 1), whose rows g and g + 8 are tile rows 2p R + 8wr + g and
+/// (2p + 1) R + 8wr + g (R = 8 x the subgroups down the rows) and whose columns start at
+/// 8 (C j + wc); a lane's 8 values go into a cooperative matrix and come back out by index
+/// (insert/extract_thread_local: element i at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2),
+/// as NVIDIA's driver places them). So that each block is 16 contiguous rows and columns of the
+/// staged operands, A is staged with its rows permuted (accumulatorBlockRow) and B with its
+/// groups of 8 columns permuted (group
+/// C j + wc at staged group wc G + j, G groups per subgroup): K x N row-major, or, where it comes
+/// N x K (transpose_b), as it comes, read column-major. Rows are padded by 16 bytes, so that
+/// the 8 rows of 16 bytes the units read at once fall in different banks, and each thread
+/// writes its runs of 4 elements as one vector. Each k step loads every A and B block of the
+/// subgroup once; an A that does not change in the loop loads its blocks once, before it
+/// (coop-hoist-a), and an A in the accumulator layout may be built from registers instead
+/// (coop-a-lanes): below, with the shared-memory plan.
 std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewriter &r, Location loc, const TileLowering &lw,
                                                            tile::DotOp op, ValueRange a, ValueRange b, ValueRange acc) {
   const DotShape d(op);
@@ -1363,7 +1365,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   // last iteration's barrier. A barrier before the loop ends the reads of an earlier run of it
   // (inside an outer loop). An operand staged in the loop in vectors of 4 takes room in a freed
   // array where there is enough, else an array of its own; where nothing fits so, B takes room
-  // too, a value at a time into its component (the keys of 64-key blocks at D = 128).
+  // too, a value at a time into its component (attention's values at 64 x 64, D = 128).
   const bool hoistA = lw.coopHoistA && loop && !aVaries && pairs * (K / 16) <= kMaxHoistedMatrices;
   // An A in registers in the accumulator layout with the accumulator's rows (attention's
   // probabilities), where the device keeps an A matrix's elements where it keeps an
@@ -1541,8 +1543,8 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     return element(p, 2 * jj + (i / 2) % 2, 2 * (i / 4) + i % 2);
   };
   Value warp = arith::DivUIOp::create(r, loc, lw.threadId, lw.i32(r, loc, 32));
-  // The subgroup's first staged column of B (16 G/2 wc).
   Value aFirst = hoistA || aLanes ? Value() : aFirstAt(aHalf);
+  // The subgroup's first staged column of B (16 G/2 wc).
   Value bFirst = halfOf(r, loc, bHalf,
                         arith::MulIOp::create(r, loc, arith::RemUIOp::create(r, loc, warp, lw.i32(r, loc, C)),
                                               lw.i32(r, loc, 8 * groups * (transB ? ldb : 1))));

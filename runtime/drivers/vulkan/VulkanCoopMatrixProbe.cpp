@@ -272,10 +272,12 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
   // Where A's and B's elements live (operandLanesProbeSpirv). Code for the chip ...+mma-lanes
   // may build an A matrix from a lane's values placed as in an accumulator (coop-a-lanes), so the
   // chip needs A's elements where the accumulator's are (NVIDIA's driver: lane 4g + t, element i
-  // at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2)); a run that fails counts as a
-  // no. B's placement is reported only (as mma.sync's m16n8k16 fragments, two side by side:
-  // k = 2t + i % 2 + 8 ((i / 2) % 2), n = g + 8 (i / 4)).
+  // at row g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2)); a run that could not happen
+  // counts as a no for this process and is not kept (the next one tries again). B's placement
+  // is reported only (as mma.sync's m16n8k16 fragments, two side by side: k = 2t + i % 2 +
+  // 8 ((i / 2) % 2), n = g + 8 (i / 4)).
   std::string operandNote;
+  bool operandReached = true;
   if (mmaLanes) {
     KernelEntry kernel;
     kernel.name = kOperandLanesProbeEntry;
@@ -325,7 +327,7 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
       return std::pair{false, note};
     };
     if (!error.empty()) {
-      mmaLanes = false;
+      mmaLanes = false, operandReached = false;
       operandNote = "; mma-lanes code not used: the A and B lanes probe " + error;
     } else {
       auto [aLikeAcc, aNote] = placed("A", 0, "the accumulator's", [](uint32_t g, uint32_t t, uint32_t i) {
@@ -339,10 +341,11 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
       operandNote = aNote + bNote + (aLikeAcc ? "" : " (mma-lanes code not used: it builds A matrices as accumulators)");
     }
   }
-  return keep({true, mmaLanes,
-               std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + operandNote + bf16Note +
-                   workgroupNote + ")",
-               bf16, workgroup});
+  CoopMatrixCheck check{true, mmaLanes,
+                        std::string("cooperative matrices: self-test passed (") + kShape + "; " + where + operandNote +
+                            bf16Note + workgroupNote + ")",
+                        bf16, workgroup};
+  return operandReached ? keep(check) : check;
 }
 
 } // namespace tessera::vulkan
