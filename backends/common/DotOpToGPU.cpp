@@ -1313,6 +1313,33 @@ std::optional<FreedRoom> takeFreedRoom(const TileLowering &lw, Operation *dot, T
 /// registers a lane (attention's queries at D = 128 take 8).
 constexpr int64_t kMaxHoistedMatrices = 16;
 
+/// Does a cooperative-matrix dot build its A from registers (coop-a-lanes): an f16 A in the
+/// accumulator layout with the accumulator's rows (attention's probabilities)?
+bool aFromLanes(const TileLowering &lw, const DotShape &d) {
+  auto aShape = lw.mmaShapes.find({d.M, d.K});
+  if (!lw.coopALanes || !d.in.isF16() || aShape == lw.mmaShapes.end() || aShape->second != 1)
+    return false;
+  const BlockedLayout la = lw.layoutOf(d.aType), lc = lw.layoutOf(d.cType);
+  return !lc.hasWarpGrid() && la.threadsPer[0] == lc.threadsPer[0];
+}
+
+/// The bytes that the dots after `op` in its block stage in the loop, one copy of each operand
+/// that changes there and is staged, in new arrays (rows padded as lowerWithCoopMatrixLanes pads
+/// them): what `op` leaves room for before it takes freed room for its halves.
+int64_t laterStagingBytes(const TileLowering &lw, tile::DotOp op) {
+  int64_t bytes = 0;
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (auto later = dyn_cast<tile::DotOp>(next)) {
+      const DotShape d(later);
+      const int64_t inBytes = d.in.getIntOrFloatBitWidth() / 8, pad = 16 / inBytes;
+      if (!invariantLoop(later, later.getA()) && !aFromLanes(lw, d))
+        bytes += d.M * (d.K + pad) * inBytes;
+      if (!invariantLoop(later, later.getB()))
+        bytes += (d.transB ? d.N : d.K) * ((d.transB ? d.K : d.N) + pad) * inBytes;
+    }
+  return bytes;
+}
+
 /// tile.dot on cooperative matrices whose accumulator lanes are mma.sync's C fragments (fast
 /// mode; Vulkan devices whose self-test found that layout, chip ...+mma-lanes). The accumulator
 /// stays in registers in mmaAccumulatorLayout, as on the tensor-core path, its subgroups on the
@@ -1371,9 +1398,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   // probabilities), where the device keeps an A matrix's elements where it keeps an
   // accumulator's (coop-a-lanes; the self-test checks that for the chip): each 16 x 16 block of A
   // is built from the lane's values as an accumulator block is, and A is not staged at all.
-  auto aShape = lw.mmaShapes.find({M, K});
-  const bool aLanes = lw.coopALanes && in == matrixIn && aShape != lw.mmaShapes.end() && aShape->second == 1 &&
-                      !lc.hasWarpGrid() && la.threadsPer[0] == lc.threadsPer[0];
+  const bool aLanes = aFromLanes(lw, d);
   const size_t freedBefore = lw.freeArrays.size();
   SmallVector<int64_t> takenBefore;
   for (const TileLowering::FreeArray &f : lw.freeArrays)
@@ -1408,19 +1433,36 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     operand(bVaries, bUnit == 4 || componentB, bCount, bRoom);
     return bytes;
   };
-  // Halves, else one copy; and only where neither fits, B in freed room a value at a time.
+  // Halves, else one copy; and only where neither fits, B in freed room a value at a time. First
+  // only plans that leave the later dots of the loop room for one copy of what they stage (in
+  // the freed room left, else new): the scores' keys in halves would take all the queries' room
+  // at 128 x 64 and leave none for the values.
+  const int64_t later = loop ? laterStagingBytes(lw, op) : 0;
+  auto roomLeft = [&] {
+    int64_t elements = 0;
+    for (const TileLowering::FreeArray &f : lw.freeArrays)
+      if (f.elem == vec4 && f.loop->isAncestor(op))
+        elements += 4 * (f.count - f.taken);
+    return elements * inBytes;
+  };
   std::optional<FreedRoom> aLoopRoom;
   bool halves = false, fits = false;
-  for (bool componentB : {false, true}) {
-    for (bool inHalves : {true, false}) {
-      restoreTaken(freedHoisted, takenHoisted);
-      aLoopRoom = bRoom = std::nullopt;
-      if (inHalves && !(loop && ((aVaries && !aLanes) || bVaries)))
-        continue;
-      if (lw.sharedBytes + fresh + loopStaging(inHalves, componentB, aLoopRoom) <= unit->sharedLimit) {
-        halves = inHalves, fits = true;
-        break;
+  for (bool leaveRoom : {true, false}) {
+    for (bool componentB : {false, true}) {
+      for (bool inHalves : {true, false}) {
+        restoreTaken(freedHoisted, takenHoisted);
+        aLoopRoom = bRoom = std::nullopt;
+        if (inHalves && !(loop && ((aVaries && !aLanes) || bVaries)))
+          continue;
+        const int64_t total = lw.sharedBytes + fresh + loopStaging(inHalves, componentB, aLoopRoom);
+        if (total <= unit->sharedLimit &&
+            (!leaveRoom || total + std::max<int64_t>(0, later - roomLeft()) <= unit->sharedLimit)) {
+          halves = inHalves, fits = true;
+          break;
+        }
       }
+      if (fits)
+        break;
     }
     if (fits)
       break;

@@ -5,7 +5,8 @@
 # default, at 128 x 32 on 8 subgroups and 64 x 32 on 4. This build's runtime, whose self-test now
 # checks A's placement for the chip ...+mma-lanes. And 64 x 64 on 4 subgroups, which now stays on
 # the matrices (the values in the queries' freed array, a value at a time), where its second dot
-# fell back to the FMA path before.
+# fell back to the FMA path before; and 128 x 64 on 8 subgroups with coop-a-lanes (34,816 bytes:
+# the keys leave room for the values).
 #   p  this build (coop-a-lanes off)
 #   l  TESSERA_COOP_A_LANES=1
 set -euo pipefail
@@ -17,5 +18,6 @@ for causal in "" --causal; do
     w p --blocks=${b%:*} --warps=${b#*:} $causal
     TESSERA_COOP_A_LANES=1 w l --blocks=${b%:*} --warps=${b#*:} $causal
   done
+  TESSERA_COOP_A_LANES=1 w l --blocks=128x64 --warps=8 $causal # fits only with coop-a-lanes
 done
 ls "$W"/p "$W"/l; du -sh "$W"
