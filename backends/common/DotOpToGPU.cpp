@@ -807,13 +807,20 @@ int64_t fragmentElement(int64_t groups, int64_t p, int64_t j, int64_t i) {
 }
 
 /// Is the dot's A (M x K) in registers in the matrix units' accumulator layout with the
-/// accumulator's rows, neither on a subgroup grid (attention's probabilities)? Then a lane's
+/// accumulator's rows, neither on a subgroup grid (attention's probabilities)? (aInAccumulatorRows) Then a lane's
 /// C-fragment values of A's 16 x 8 blocks (p, 2kk), (p, 2kk + 1) are its A fragment of 16 x 16
 /// block (p, kk) (aFragmentWords).
-bool aHasAccumulatorRows(const TileLowering &lw, const DotShape &d, const BlockedLayout &la, const BlockedLayout &lc) {
+bool aInAccumulatorRows(const TileLowering &lw, const DotShape &d) {
   auto aShape = lw.mmaShapes.find({d.M, d.K});
-  return aShape != lw.mmaShapes.end() && aShape->second == 1 && !lc.hasWarpGrid() &&
-         la.threadsPer[0] == lc.threadsPer[0] && lw.target.hasMmaPack();
+  if (aShape == lw.mmaShapes.end() || aShape->second != 1)
+    return false;
+  const BlockedLayout la = lw.layoutOf(d.aType), lc = lw.layoutOf(d.cType);
+  return !lc.hasWarpGrid() && la.threadsPer[0] == lc.threadsPer[0];
+}
+
+/// The same, where the target packs such values into mma.sync's A fragments (aFragmentWords).
+bool aHasAccumulatorRows(const TileLowering &lw, const DotShape &d) {
+  return aInAccumulatorRows(lw, d) && lw.target.hasMmaPack();
 }
 
 /// This lane's four words of A's 16 x 16 block (p, kk) from its elements `a` in layout `la`
@@ -882,7 +889,7 @@ std::optional<SmallVector<Value>> lowerWithMatrixUnits(ConversionPatternRewriter
   // and its fragments held across the loop took 40 more registers and 19% of causal attention
   // (H100, docs/bench.md).
   const BlockedLayout lc = lw.layoutOf(cType), la = lw.layoutOf(aType);
-  const bool aInRegisters = !direct[0] && !invariantLoop(op, op.getA()) && aHasAccumulatorRows(lw, d, la, lc);
+  const bool aInRegisters = !direct[0] && !invariantLoop(op, op.getA()) && aHasAccumulatorRows(lw, d);
   const int64_t sizes[2] = {aInRegisters ? 0 : M * lda, bRows * ldb};
   auto bytesWith = [&](int64_t stages) {
     return ((direct[0] ? stages : 1) * sizes[0] + (direct[1] ? stages : 1) * sizes[1]) * inBytes;
@@ -1014,7 +1021,7 @@ std::optional<SmallVector<Value>> lowerWithWarpgroupUnits(ConversionPatternRewri
   // operand (each thread's A rows are its result rows, so no row permutation is needed).
   enum class AFrom { Buffer, Staged, Registers };
   const AFrom aFrom = direct[0] ? AFrom::Buffer : invariantLoop(op, op.getA()) ? AFrom::Staged : AFrom::Registers;
-  if (aFrom == AFrom::Registers && !aHasAccumulatorRows(lw, d, la, lc))
+  if (aFrom == AFrom::Registers && !aHasAccumulatorRows(lw, d))
     return std::nullopt;
   const int64_t W = lw.threads / 32, R = 8 * W, groupsOfWarps = W / 4;
   const int64_t wa = swizzleWidth(K), wb = transB ? wa : swizzleWidth(N); // row widths of A (B^T) and B
@@ -1316,11 +1323,7 @@ constexpr int64_t kMaxHoistedMatrices = 16;
 /// Does a cooperative-matrix dot build its A from registers (coop-a-lanes): an f16 A in the
 /// accumulator layout with the accumulator's rows (attention's probabilities)?
 bool aFromLanes(const TileLowering &lw, const DotShape &d) {
-  auto aShape = lw.mmaShapes.find({d.M, d.K});
-  if (!lw.coopALanes || !d.in.isF16() || aShape == lw.mmaShapes.end() || aShape->second != 1)
-    return false;
-  const BlockedLayout la = lw.layoutOf(d.aType), lc = lw.layoutOf(d.cType);
-  return !lc.hasWarpGrid() && la.threadsPer[0] == lc.threadsPer[0];
+  return lw.coopALanes && d.in.isF16() && aInAccumulatorRows(lw, d);
 }
 
 /// The bytes that the dots after `op` in its block stage in the loop, one copy of each operand
@@ -1399,10 +1402,15 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
   // accumulator's (coop-a-lanes; the self-test checks that for the chip): each 16 x 16 block of A
   // is built from the lane's values as an accumulator block is, and A is not staged at all.
   const bool aLanes = aFromLanes(lw, d);
+  // The freed arrays' state, to plan on and go back to.
+  auto takenNow = [&] {
+    SmallVector<int64_t> taken;
+    for (const TileLowering::FreeArray &f : lw.freeArrays)
+      taken.push_back(f.taken);
+    return taken;
+  };
   const size_t freedBefore = lw.freeArrays.size();
-  SmallVector<int64_t> takenBefore;
-  for (const TileLowering::FreeArray &f : lw.freeArrays)
-    takenBefore.push_back(f.taken);
+  const SmallVector<int64_t> takenBefore = takenNow();
   auto restoreTaken = [&](size_t arrays, ArrayRef<int64_t> taken) {
     lw.freeArrays.resize(arrays);
     for (auto [f, t] : llvm::zip(lw.freeArrays, taken))
@@ -1416,9 +1424,7 @@ std::optional<SmallVector<Value>> lowerWithCoopMatrixLanes(ConversionPatternRewr
     aFreed = lw.freeArrays.size();
     lw.freeArrays.push_back({Value(), vec4, aCount / 4, loop.getOperation(), 0});
   }
-  SmallVector<int64_t> takenHoisted;
-  for (const TileLowering::FreeArray &f : lw.freeArrays)
-    takenHoisted.push_back(f.taken);
+  const SmallVector<int64_t> takenHoisted = takenNow();
   const size_t freedHoisted = lw.freeArrays.size();
   // The bytes of new arrays that staging in (halves) needs, taking freed room where it can.
   auto loopStaging = [&](bool inHalves, bool componentB, std::optional<FreedRoom> &aLoopRoom) {

@@ -53,14 +53,64 @@ private:
   uint32_t next_ = 1;
 };
 
+/// The capabilities, extensions and memory model every probe shader declares (with `bf16`,
+/// SPV_KHR_bfloat16's too).
+void header(Writer &w, bool bf16) {
+  for (uint32_t cap : {kCapShader, kCapFloat16, kCapStorageBuffer16BitAccess, kCapCoopMatrix})
+    w.op(OpCapability, {cap});
+  if (bf16)
+    for (uint32_t cap : {kCapBFloat16Type, kCapBFloat16CoopMatrix}) w.op(OpCapability, {cap});
+  w.op(OpExtension, {}, "SPV_KHR_cooperative_matrix");
+  if (bf16) w.op(OpExtension, {}, "SPV_KHR_bfloat16");
+  w.op(OpMemoryModel, {0 /*Logical*/, 1 /*GLSL450*/});
+}
+
+/// The types of the probe shaders' storage buffers (runtime arrays of f16 and of f32 in Block
+/// structs) and what they need around them, their ids taken first, in this order; `tPIn` (a
+/// pointer to an input u32, for LocalInvocationIndex) only `withInput`.
+struct BufferTypes {
+  uint32_t tVoid, tFn, tU32, tF16, tF32, tArr16, tArr32, tS16, tS32, tPS16, tPS32, tP16, tP32, tPIn = 0;
+  BufferTypes(Writer &w, bool withInput)
+      : tVoid(w.id()), tFn(w.id()), tU32(w.id()), tF16(w.id()), tF32(w.id()), tArr16(w.id()), tArr32(w.id()),
+        tS16(w.id()), tS32(w.id()), tPS16(w.id()), tPS32(w.id()), tP16(w.id()), tP32(w.id()),
+        tPIn(withInput ? w.id() : 0) {}
+  /// The arrays' strides and the structs' layout.
+  void decorate(Writer &w) const {
+    w.op(OpDecorate, {tArr16, kDecArrayStride, 2});
+    w.op(OpDecorate, {tArr32, kDecArrayStride, 4});
+    w.op(OpMemberDecorate, {tS16, 0, kDecOffset, 0});
+    w.op(OpMemberDecorate, {tS32, 0, kDecOffset, 0});
+    w.op(OpDecorate, {tS16, kDecBlock});
+    w.op(OpDecorate, {tS32, kDecBlock});
+  }
+  /// The types themselves; bf16 (id `tBF16`) after f32 where not 0.
+  void declare(Writer &w, uint32_t tBF16 = 0) const {
+    w.op(OpTypeVoid, {tVoid});
+    w.op(OpTypeFunction, {tFn, tVoid});
+    w.op(OpTypeInt, {tU32, 32, 0});
+    w.op(OpTypeFloat, {tF16, 16});
+    w.op(OpTypeFloat, {tF32, 32});
+    if (tBF16) w.op(OpTypeFloat, {tBF16, 16, kEncodingBFloat16});
+    w.op(OpTypeRuntimeArray, {tArr16, tF16});
+    w.op(OpTypeRuntimeArray, {tArr32, tF32});
+    w.op(OpTypeStruct, {tS16, tArr16});
+    w.op(OpTypeStruct, {tS32, tArr32});
+    w.op(OpTypePointer, {tPS16, kStorageBuffer, tS16});
+    w.op(OpTypePointer, {tPS32, kStorageBuffer, tS32});
+    w.op(OpTypePointer, {tP16, kStorageBuffer, tF16});
+    w.op(OpTypePointer, {tP32, kStorageBuffer, tF32});
+    if (tPIn) w.op(OpTypePointer, {tPIn, kInput, tU32});
+  }
+};
+
 } // namespace
 
 std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16) {
   const uint32_t perLane = 256 / subgroupSize; // the elements each invocation holds, if spread evenly
   Writer w;
-  const uint32_t tVoid = w.id(), tFn = w.id(), tU32 = w.id(), tF16 = w.id(), tF32 = w.id();
-  const uint32_t tArr16 = w.id(), tArr32 = w.id(), tS16 = w.id(), tS32 = w.id();
-  const uint32_t tPS16 = w.id(), tPS32 = w.id(), tP16 = w.id(), tP32 = w.id(), tPIn = w.id();
+  const BufferTypes t(w, /*withInput=*/true);
+  const uint32_t tU32 = t.tU32, tF16 = t.tF16, tF32 = t.tF32, tPS16 = t.tPS16, tPS32 = t.tPS32, tP16 = t.tP16,
+                 tP32 = t.tP32, tPIn = t.tPIn;
   const uint32_t c0 = w.id(), c1 = w.id(), c16 = w.id(), cPer = w.id(), cScope = w.id(), cUseA = w.id(),
                  cUseB = w.id(), cUseAcc = w.id();
   const uint32_t tA = w.id(), tB = w.id(), tC = w.id();
@@ -73,42 +123,17 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16) {
   std::vector<uint32_t> cIndex(perLane);
   for (uint32_t &c : cIndex) c = w.id();
 
-  for (uint32_t cap : {kCapShader, kCapFloat16, kCapStorageBuffer16BitAccess, kCapCoopMatrix})
-    w.op(OpCapability, {cap});
-  if (bf16)
-    for (uint32_t cap : {kCapBFloat16Type, kCapBFloat16CoopMatrix}) w.op(OpCapability, {cap});
-  w.op(OpExtension, {}, "SPV_KHR_cooperative_matrix");
-  if (bf16) w.op(OpExtension, {}, "SPV_KHR_bfloat16");
-  w.op(OpMemoryModel, {0 /*Logical*/, 1 /*GLSL450*/});
+  header(w, bf16);
   w.op(OpEntryPoint, {kGLCompute, fMain}, kCoopMatrixProbeEntry, {vA, vB, vC, vX, vL, vLane}); // 1.4+: every global
   w.op(OpExecutionMode, {fMain, kLocalSize, subgroupSize, 1, 1});
-  w.op(OpDecorate, {tArr16, kDecArrayStride, 2});
-  w.op(OpDecorate, {tArr32, kDecArrayStride, 4});
-  w.op(OpMemberDecorate, {tS16, 0, kDecOffset, 0});
-  w.op(OpMemberDecorate, {tS32, 0, kDecOffset, 0});
-  w.op(OpDecorate, {tS16, kDecBlock});
-  w.op(OpDecorate, {tS32, kDecBlock});
+  t.decorate(w);
   const uint32_t vars[] = {vA, vB, vC, vX, vL};
   for (uint32_t b = 0; b < 5; ++b) {
     w.op(OpDecorate, {vars[b], kDecDescriptorSet, 0});
     w.op(OpDecorate, {vars[b], kDecBinding, b});
   }
   w.op(OpDecorate, {vLane, kDecBuiltIn, kLocalInvocationIndex});
-  w.op(OpTypeVoid, {tVoid});
-  w.op(OpTypeFunction, {tFn, tVoid});
-  w.op(OpTypeInt, {tU32, 32, 0});
-  w.op(OpTypeFloat, {tF16, 16});
-  w.op(OpTypeFloat, {tF32, 32});
-  if (bf16) w.op(OpTypeFloat, {tBF16, 16, kEncodingBFloat16});
-  w.op(OpTypeRuntimeArray, {tArr16, tF16});
-  w.op(OpTypeRuntimeArray, {tArr32, tF32});
-  w.op(OpTypeStruct, {tS16, tArr16});
-  w.op(OpTypeStruct, {tS32, tArr32});
-  w.op(OpTypePointer, {tPS16, kStorageBuffer, tS16});
-  w.op(OpTypePointer, {tPS32, kStorageBuffer, tS32});
-  w.op(OpTypePointer, {tP16, kStorageBuffer, tF16});
-  w.op(OpTypePointer, {tP32, kStorageBuffer, tF32});
-  w.op(OpTypePointer, {tPIn, kInput, tU32});
+  t.declare(w, tBF16);
   w.op(OpConstant, {tU32, c0, 0});
   w.op(OpConstant, {tU32, c1, 1});
   w.op(OpConstant, {tU32, c16, 16});
@@ -129,7 +154,7 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16) {
   w.op(OpVariable, {tPS32, vX, kStorageBuffer});
   w.op(OpVariable, {tPS32, vL, kStorageBuffer});
   w.op(OpVariable, {tPIn, vLane, kInput});
-  w.op(OpFunction, {tVoid, fMain, 0 /*None*/, tFn});
+  w.op(OpFunction, {t.tVoid, fMain, 0 /*None*/, t.tFn});
   w.op(OpLabel, {label});
   // D = A x B + C, stored over C.
   w.op(OpAccessChain, {tP16, pA, vA, c0, c0});
@@ -168,9 +193,9 @@ std::vector<uint32_t> coopMatrixProbeSpirv(uint32_t subgroupSize, bool bf16) {
 std::vector<uint32_t> operandLanesProbeSpirv(uint32_t subgroupSize) {
   const uint32_t perLane = 256 / subgroupSize;
   Writer w;
-  const uint32_t tVoid = w.id(), tFn = w.id(), tU32 = w.id(), tF16 = w.id(), tF32 = w.id();
-  const uint32_t tArr16 = w.id(), tArr32 = w.id(), tS16 = w.id(), tS32 = w.id();
-  const uint32_t tPS16 = w.id(), tPS32 = w.id(), tP16 = w.id(), tP32 = w.id(), tPIn = w.id();
+  const BufferTypes t(w, /*withInput=*/true);
+  const uint32_t tU32 = t.tU32, tF16 = t.tF16, tF32 = t.tF32, tPS16 = t.tPS16, tPS32 = t.tPS32, tP16 = t.tP16,
+                 tP32 = t.tP32, tPIn = t.tPIn;
   const uint32_t c0 = w.id(), c1 = w.id(), c16 = w.id(), cPer = w.id(), cSecond = w.id(), cScope = w.id(),
                  cUseA = w.id(), cUseB = w.id();
   const uint32_t tA = w.id(), tB = w.id();
@@ -179,37 +204,16 @@ std::vector<uint32_t> operandLanesProbeSpirv(uint32_t subgroupSize) {
   std::vector<uint32_t> cIndex(perLane);
   for (uint32_t &c : cIndex) c = w.id();
 
-  for (uint32_t cap : {kCapShader, kCapFloat16, kCapStorageBuffer16BitAccess, kCapCoopMatrix})
-    w.op(OpCapability, {cap});
-  w.op(OpExtension, {}, "SPV_KHR_cooperative_matrix");
-  w.op(OpMemoryModel, {0 /*Logical*/, 1 /*GLSL450*/});
+  header(w, false);
   w.op(OpEntryPoint, {kGLCompute, fMain}, kOperandLanesProbeEntry, {vX, vL, vLane});
   w.op(OpExecutionMode, {fMain, kLocalSize, subgroupSize, 1, 1});
-  w.op(OpDecorate, {tArr16, kDecArrayStride, 2});
-  w.op(OpDecorate, {tArr32, kDecArrayStride, 4});
-  w.op(OpMemberDecorate, {tS16, 0, kDecOffset, 0});
-  w.op(OpMemberDecorate, {tS32, 0, kDecOffset, 0});
-  w.op(OpDecorate, {tS16, kDecBlock});
-  w.op(OpDecorate, {tS32, kDecBlock});
+  t.decorate(w);
   w.op(OpDecorate, {vX, kDecDescriptorSet, 0});
   w.op(OpDecorate, {vX, kDecBinding, 0});
   w.op(OpDecorate, {vL, kDecDescriptorSet, 0});
   w.op(OpDecorate, {vL, kDecBinding, 1});
   w.op(OpDecorate, {vLane, kDecBuiltIn, kLocalInvocationIndex});
-  w.op(OpTypeVoid, {tVoid});
-  w.op(OpTypeFunction, {tFn, tVoid});
-  w.op(OpTypeInt, {tU32, 32, 0});
-  w.op(OpTypeFloat, {tF16, 16});
-  w.op(OpTypeFloat, {tF32, 32});
-  w.op(OpTypeRuntimeArray, {tArr16, tF16});
-  w.op(OpTypeRuntimeArray, {tArr32, tF32});
-  w.op(OpTypeStruct, {tS16, tArr16});
-  w.op(OpTypeStruct, {tS32, tArr32});
-  w.op(OpTypePointer, {tPS16, kStorageBuffer, tS16});
-  w.op(OpTypePointer, {tPS32, kStorageBuffer, tS32});
-  w.op(OpTypePointer, {tP16, kStorageBuffer, tF16});
-  w.op(OpTypePointer, {tP32, kStorageBuffer, tF32});
-  w.op(OpTypePointer, {tPIn, kInput, tU32});
+  t.declare(w);
   w.op(OpConstant, {tU32, c0, 0});
   w.op(OpConstant, {tU32, c1, 1});
   w.op(OpConstant, {tU32, c16, 16});
@@ -224,7 +228,7 @@ std::vector<uint32_t> operandLanesProbeSpirv(uint32_t subgroupSize) {
   w.op(OpVariable, {tPS16, vX, kStorageBuffer});
   w.op(OpVariable, {tPS32, vL, kStorageBuffer});
   w.op(OpVariable, {tPIn, vLane, kInput});
-  w.op(OpFunction, {tVoid, fMain, 0 /*None*/, tFn});
+  w.op(OpFunction, {t.tVoid, fMain, 0 /*None*/, t.tFn});
   w.op(OpLabel, {label});
   w.op(OpAccessChain, {tP16, pX, vX, c0, c0});
   w.op(OpLoad, {tU32, lane, vLane});
@@ -258,9 +262,9 @@ std::vector<uint32_t> operandLanesProbeSpirv(uint32_t subgroupSize) {
 std::vector<uint32_t> workgroupMatrixProbeSpirv(bool bf16) {
   constexpr uint32_t M = kWorkgroupProbeM, N = kWorkgroupProbeN, K = kWorkgroupProbeK;
   Writer w;
-  const uint32_t tVoid = w.id(), tFn = w.id(), tU32 = w.id(), tF16 = w.id(), tF32 = w.id();
-  const uint32_t tArr16 = w.id(), tArr32 = w.id(), tS16 = w.id(), tS32 = w.id();
-  const uint32_t tPS16 = w.id(), tPS32 = w.id(), tP16 = w.id(), tP32 = w.id();
+  const BufferTypes t(w, /*withInput=*/false);
+  const uint32_t tU32 = t.tU32, tF16 = t.tF16, tF32 = t.tF32, tPS16 = t.tPS16, tPS32 = t.tPS32, tP16 = t.tP16,
+                 tP32 = t.tP32;
   const uint32_t c0 = w.id(), cM = w.id(), cN = w.id(), cK = w.id(), cScope = w.id(), cUseA = w.id(), cUseB = w.id(),
                  cUseAcc = w.id();
   const uint32_t tA = w.id(), tB = w.id(), tC = w.id();
@@ -269,40 +273,16 @@ std::vector<uint32_t> workgroupMatrixProbeSpirv(bool bf16) {
   const uint32_t pA = w.id(), pB = w.id(), pC = w.id(), mA = w.id(), mB = w.id(), mC = w.id(), mD = w.id();
   const uint32_t tBF16 = bf16 ? w.id() : 0, tIn = bf16 ? tBF16 : tF16;
 
-  for (uint32_t cap : {kCapShader, kCapFloat16, kCapStorageBuffer16BitAccess, kCapCoopMatrix})
-    w.op(OpCapability, {cap});
-  if (bf16)
-    for (uint32_t cap : {kCapBFloat16Type, kCapBFloat16CoopMatrix}) w.op(OpCapability, {cap});
-  w.op(OpExtension, {}, "SPV_KHR_cooperative_matrix");
-  if (bf16) w.op(OpExtension, {}, "SPV_KHR_bfloat16");
-  w.op(OpMemoryModel, {0 /*Logical*/, 1 /*GLSL450*/});
+  header(w, bf16);
   w.op(OpEntryPoint, {kGLCompute, fMain}, kWorkgroupMatrixProbeEntry, {vA, vB, vC});
   w.op(OpExecutionMode, {fMain, kLocalSize, kWorkgroupProbeInvocations, 1, 1});
-  w.op(OpDecorate, {tArr16, kDecArrayStride, 2});
-  w.op(OpDecorate, {tArr32, kDecArrayStride, 4});
-  w.op(OpMemberDecorate, {tS16, 0, kDecOffset, 0});
-  w.op(OpMemberDecorate, {tS32, 0, kDecOffset, 0});
-  w.op(OpDecorate, {tS16, kDecBlock});
-  w.op(OpDecorate, {tS32, kDecBlock});
+  t.decorate(w);
   const uint32_t vars[] = {vA, vB, vC};
   for (uint32_t b = 0; b < 3; ++b) {
     w.op(OpDecorate, {vars[b], kDecDescriptorSet, 0});
     w.op(OpDecorate, {vars[b], kDecBinding, b});
   }
-  w.op(OpTypeVoid, {tVoid});
-  w.op(OpTypeFunction, {tFn, tVoid});
-  w.op(OpTypeInt, {tU32, 32, 0});
-  w.op(OpTypeFloat, {tF16, 16});
-  w.op(OpTypeFloat, {tF32, 32});
-  if (bf16) w.op(OpTypeFloat, {tBF16, 16, kEncodingBFloat16});
-  w.op(OpTypeRuntimeArray, {tArr16, tF16});
-  w.op(OpTypeRuntimeArray, {tArr32, tF32});
-  w.op(OpTypeStruct, {tS16, tArr16});
-  w.op(OpTypeStruct, {tS32, tArr32});
-  w.op(OpTypePointer, {tPS16, kStorageBuffer, tS16});
-  w.op(OpTypePointer, {tPS32, kStorageBuffer, tS32});
-  w.op(OpTypePointer, {tP16, kStorageBuffer, tF16});
-  w.op(OpTypePointer, {tP32, kStorageBuffer, tF32});
+  t.declare(w, tBF16);
   w.op(OpConstant, {tU32, c0, 0});
   w.op(OpConstant, {tU32, cM, M});
   w.op(OpConstant, {tU32, cN, N});
@@ -317,7 +297,7 @@ std::vector<uint32_t> workgroupMatrixProbeSpirv(bool bf16) {
   w.op(OpVariable, {tPS16, vA, kStorageBuffer});
   w.op(OpVariable, {tPS16, vB, kStorageBuffer});
   w.op(OpVariable, {tPS32, vC, kStorageBuffer});
-  w.op(OpFunction, {tVoid, fMain, 0 /*None*/, tFn});
+  w.op(OpFunction, {t.tVoid, fMain, 0 /*None*/, t.tFn});
   w.op(OpLabel, {label});
   // D = A x B + C, stored over C; every matrix row-major, its stride its width.
   w.op(OpAccessChain, {tP16, pA, vA, c0, c0});

@@ -23,6 +23,33 @@ namespace tessera::vulkan {
 namespace {
 constexpr int kN = 16;
 constexpr const char *kShape = "16x16x16 f16 x f16 + f32 -> f32";
+
+/// Where mma.sync keeps element i of invocation 4g + t of its C fragments, two side by side: row
+/// g + 8 (i / 4), column 2t + i % 2 + 8 ((i / 2) % 2) of a 16 x 16 matrix (its row-major index).
+uint32_t accumulatorAt(uint32_t g, uint32_t t, uint32_t i) { return (g + 8 * (i / 4)) * kN + 2 * t + i % 2 + 8 * ((i / 2) % 2); }
+
+/// Whether a probe shader's readout of a 16 x 16 matrix (got[first]: the elements one invocation
+/// holds, then element i of invocation `lane` at got[first + 1 + lane * perLane + i], each the
+/// row-major index it holds) has element i of invocation 4g + t at at(g, t, i), where `possible`;
+/// and the report: "<name> lanes as <as>", else what invocations 0, 1 and 4 hold.
+template <class At>
+std::pair<bool, std::string> lanesPlaced(const std::vector<float> &got, size_t first, uint32_t subgroup, uint32_t perLane,
+                                         bool possible, const std::string &name, const char *as, At at) {
+  bool same = possible && got[first] == float(perLane);
+  for (uint32_t lane = 0; lane < subgroup && same; ++lane)
+    for (uint32_t i = 0; i < perLane && same; ++i) same = got[first + 1 + lane * perLane + i] == float(at(lane / 4, lane % 4, i));
+  if (same) return {true, name + " lanes as " + as};
+  std::string note = name + " lanes: " + std::to_string(got[first]) + " per invocation;";
+  for (uint32_t lane : {0u, 1u, 4u})
+    if (lane < subgroup) {
+      note += " " + std::to_string(lane) + ":";
+      for (uint32_t i = 0; i < perLane && i < 8; ++i) {
+        const float v = got[first + 1 + lane * perLane + i];
+        note += v == v ? " (" + std::to_string(int(v) / kN) + "," + std::to_string(int(v) % kN) + ")" : " ?";
+      }
+    }
+  return {false, note};
+}
 } // namespace
 
 const CoopMatrixCheck &VulkanDevice::coopMatrixCheck() {
@@ -75,6 +102,17 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
   };
   const uint32_t subgroup = physical_.info.info.subgroupSize;
   const uint32_t perLane = kN * kN / subgroup;
+  // A probe shader as an artifact of the chip vulkan1.3+coopmat[+bf16], `threads` invocations.
+  auto probeArtifact = [&](const char *entry, const std::vector<uint32_t> &words, bool bf16, uint32_t threads) {
+    Artifact artifact;
+    artifact.target = {TargetKind::SPIRV, std::string("vulkan1.3") + kCoopMatrixSuffix + (bf16 ? kCoopBF16Suffix : ""), 0,
+                       subgroup};
+    artifact.entryPoint = entry;
+    artifact.blockSize = {threads, 1, 1};
+    artifact.code.resize(words.size() * 4);
+    std::memcpy(artifact.code.data(), words.data(), artifact.code.size()); // little-endian hosts only (as everywhere)
+    return artifact;
+  };
   // The workgroup-scope shader (workgroupMatrixProbeSpirv): D = A x B + C, 64 x 64 x 32, at 128
   // invocations, with the same small integers.
   auto runWorkgroup = [&](bool bf16) -> Run {
@@ -83,14 +121,8 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
     kernel.name = kWorkgroupMatrixProbeEntry;
     kernel.args = {{"a", ArgKind::Buffer, DType::F16, 0}, {"b", ArgKind::Buffer, DType::F16, 1},
                    {"c", ArgKind::Buffer, DType::F32, 2}};
-    Artifact artifact;
-    artifact.target = {TargetKind::SPIRV, std::string("vulkan1.3") + kCoopMatrixSuffix + (bf16 ? kCoopBF16Suffix : ""),
-                       0, subgroup};
-    artifact.entryPoint = kWorkgroupMatrixProbeEntry;
-    artifact.blockSize = {kWorkgroupProbeInvocations, 1, 1};
-    std::vector<uint32_t> words = workgroupMatrixProbeSpirv(bf16);
-    artifact.code.resize(words.size() * 4);
-    std::memcpy(artifact.code.data(), words.data(), artifact.code.size());
+    const Artifact artifact =
+        probeArtifact(kWorkgroupMatrixProbeEntry, workgroupMatrixProbeSpirv(bf16), bf16, kWorkgroupProbeInvocations);
     Result<std::unique_ptr<detail::DriverKernel>> probe = loadKernel(kernel, artifact);
     if (!probe) return {false, "could not be loaded: " + probe.status().message(), {}};
     std::mt19937 rng(std::random_device{}());
@@ -144,14 +176,7 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
     kernel.args = {{"a", ArgKind::Buffer, DType::F16, 0}, {"b", ArgKind::Buffer, DType::F16, 1},
                    {"c", ArgKind::Buffer, DType::F32, 2}, {"x", ArgKind::Buffer, DType::F32, 3},
                    {"lanes", ArgKind::Buffer, DType::F32, 4}};
-    Artifact artifact;
-    artifact.target = {TargetKind::SPIRV,
-                       std::string("vulkan1.3") + kCoopMatrixSuffix + (bf16 ? kCoopBF16Suffix : ""), 0, subgroup};
-    artifact.entryPoint = kCoopMatrixProbeEntry;
-    artifact.blockSize = {subgroup, 1, 1};
-    std::vector<uint32_t> words = coopMatrixProbeSpirv(subgroup, bf16);
-    artifact.code.resize(words.size() * 4);
-    std::memcpy(artifact.code.data(), words.data(), artifact.code.size()); // little-endian hosts only (as everywhere)
+    const Artifact artifact = probeArtifact(kCoopMatrixProbeEntry, coopMatrixProbeSpirv(subgroup, bf16), bf16, subgroup);
     Result<std::unique_ptr<detail::DriverKernel>> probe = loadKernel(kernel, artifact);
     if (!probe) return {false, "could not be loaded: " + probe.status().message(), {}};
 
@@ -249,26 +274,10 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
       workgroupNote = workgroup ? "; workgroup scope too" : "; workgroup scope not used: it " + w.error;
     }
   }
-  // Do the accumulator's elements sit where mma.sync keeps its C fragments?
-  bool mmaLanes = subgroup == 32 && lanes[0] == float(perLane);
-  for (uint32_t lane = 0; lane < subgroup && mmaLanes; ++lane)
-    for (uint32_t i = 0; i < perLane && mmaLanes; ++i) {
-      const uint32_t g = lane / 4, t = lane % 4;
-      const float want = float((g + 8 * (i / 4)) * kN + 2 * t + i % 2 + 8 * ((i / 2) % 2));
-      mmaLanes = lanes[1 + lane * perLane + i] == want;
-    }
-  std::string where = mmaLanes ? "accumulator lanes as mma.sync's fragments" : "accumulator lanes: ";
-  if (!mmaLanes) { // what the device does instead, for the report: invocations 0, 1 and 4
-    where += std::to_string(lanes[0]) + " per invocation;";
-    for (uint32_t lane : {0u, 1u, 4u})
-      if (lane < subgroup) {
-        where += " " + std::to_string(lane) + ":";
-        for (uint32_t i = 0; i < perLane && i < 8; ++i) {
-          const float v = lanes[1 + lane * perLane + i];
-          where += v == v ? " (" + std::to_string(int(v) / kN) + "," + std::to_string(int(v) % kN) + ")" : " ?";
-        }
-      }
-  }
+  // Do the accumulator's elements sit where mma.sync keeps its C fragments? (If not, the report
+  // says what the device does instead.)
+  auto [mmaLanes, where] =
+      lanesPlaced(lanes, 0, subgroup, perLane, subgroup == 32, "accumulator", "mma.sync's fragments", accumulatorAt);
   // Where A's and B's elements live (operandLanesProbeSpirv). Code for the chip ...+mma-lanes
   // may build an A matrix from a lane's values placed as in an accumulator (coop-a-lanes), so the
   // chip needs A's elements where the accumulator's are (NVIDIA's driver: lane 4g + t, element i
@@ -282,13 +291,7 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
     KernelEntry kernel;
     kernel.name = kOperandLanesProbeEntry;
     kernel.args = {{"x", ArgKind::Buffer, DType::F16, 0}, {"lanes", ArgKind::Buffer, DType::F32, 1}};
-    Artifact artifact;
-    artifact.target = {TargetKind::SPIRV, std::string("vulkan1.3") + kCoopMatrixSuffix, 0, subgroup};
-    artifact.entryPoint = kOperandLanesProbeEntry;
-    artifact.blockSize = {subgroup, 1, 1};
-    std::vector<uint32_t> words = operandLanesProbeSpirv(subgroup);
-    artifact.code.resize(words.size() * 4);
-    std::memcpy(artifact.code.data(), words.data(), artifact.code.size());
+    const Artifact artifact = probeArtifact(kOperandLanesProbeEntry, operandLanesProbeSpirv(subgroup), false, subgroup);
     const size_t half = 1 + size_t(subgroup) * perLane;
     std::vector<float> got(2 * half, std::nanf(""));
     std::vector<uint16_t> x(kN * kN);
@@ -309,36 +312,18 @@ CoopMatrixCheck VulkanDevice::runCoopMatrixProbe() {
       if (s) s = dl.download(got.data(), got.size() * 4, 0);
       if (!s) error = "could not run: " + s.message();
     }
-    // Whether the matrix whose count starts at got[first] places element i of lane 4g + t at
-    // at(g, t, i); the note says so, or what invocations 0, 1 and 4 hold.
-    auto placed = [&](const char *name, size_t first, const char *as, auto at) {
-      bool same = got[first] == float(perLane);
-      for (uint32_t lane = 0; lane < subgroup && same; ++lane)
-        for (uint32_t i = 0; i < perLane && same; ++i) same = got[first + 1 + lane * perLane + i] == float(at(lane / 4, lane % 4, i));
-      std::string note = std::string("; ") + name + " lanes";
-      if (same) return std::pair{true, note + " as " + as};
-      note += ": " + std::to_string(got[first]) + " per invocation;";
-      for (uint32_t lane : {0u, 1u, 4u})
-        for (uint32_t i = 0; i < perLane && i < 8; ++i) {
-          const float v = got[first + 1 + lane * perLane + i];
-          note += (i ? "" : " " + std::to_string(lane) + ":") +
-                  (v == v ? " (" + std::to_string(int(v) / kN) + "," + std::to_string(int(v) % kN) + ")" : std::string(" ?"));
-        }
-      return std::pair{false, note};
-    };
     if (!error.empty()) {
       mmaLanes = false, operandReached = false;
       operandNote = "; mma-lanes code not used: the A and B lanes probe " + error;
     } else {
-      auto [aLikeAcc, aNote] = placed("A", 0, "the accumulator's", [](uint32_t g, uint32_t t, uint32_t i) {
-        return (g + 8 * (i / 4)) * kN + 2 * t + i % 2 + 8 * ((i / 2) % 2);
-      });
-      auto [bMma, bNote] = placed("B", half, "mma.sync's fragments", [](uint32_t g, uint32_t t, uint32_t i) {
-        return (2 * t + i % 2 + 8 * ((i / 2) % 2)) * kN + g + 8 * (i / 4);
-      });
-      (void)bMma;
+      auto [aLikeAcc, aNote] = lanesPlaced(got, 0, subgroup, perLane, true, "A", "the accumulator's", accumulatorAt);
+      const std::string bNote =
+          lanesPlaced(got, half, subgroup, perLane, true, "B", "mma.sync's fragments", [](uint32_t g, uint32_t t, uint32_t i) {
+            return (2 * t + i % 2 + 8 * ((i / 2) % 2)) * kN + g + 8 * (i / 4);
+          }).second;
       mmaLanes = aLikeAcc;
-      operandNote = aNote + bNote + (aLikeAcc ? "" : " (mma-lanes code not used: it builds A matrices as accumulators)");
+      operandNote = "; " + aNote + "; " + bNote +
+                    (aLikeAcc ? "" : " (mma-lanes code not used: it builds A matrices as accumulators)");
     }
   }
   CoopMatrixCheck check{true, mmaLanes,
